@@ -22,6 +22,11 @@ type Options struct {
 	// template, keyed by node group id (for templates that lack or misstate
 	// the zone: AWS multi-AZ groups, Cluster API).
 	DeclaredDomains map[string]map[string]string
+	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
+	// Install forces CA's flag on (CA only asks the NodeGroupSetProcessor for
+	// similar groups when it is set); this value decides whether spreadscale
+	// passes stock balancing through when no spread plan applies.
+	BalanceSimilarNodeGroups bool
 }
 
 // Plugin holds the per-loop state shared by the estimator, the expander
