@@ -1,0 +1,88 @@
+package topology
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Rejection explains why Filter rejects a pod on a node: which constraint,
+// which domain, and the numbers of the skew rule.
+type Rejection struct {
+	// Constraint is the index in pod.spec.topologySpreadConstraints (-1 for a
+	// cluster default).
+	Constraint  int
+	TopologyKey string
+	// MissingKey is set when the node lacks TopologyKey: the plugin returns
+	// UnschedulableAndUnresolvable ("missing required label").
+	MissingKey bool
+	Domain     string
+	MatchNum   int
+	SelfMatch  int
+	MinMatch   int
+	MaxSkew    int32
+}
+
+func (r *Rejection) Error() string {
+	if r.MissingKey {
+		return fmt.Sprintf("topologySpreadConstraints[%d]: node lacks topology key %q", r.Constraint, r.TopologyKey)
+	}
+	return fmt.Sprintf("topologySpreadConstraints[%d]: %s=%s would have skew %d (matching %d + self %d - global minimum %d) > maxSkew %d",
+		r.Constraint, r.TopologyKey, r.Domain, r.MatchNum+r.SelfMatch-r.MinMatch, r.MatchNum, r.SelfMatch, r.MinMatch, r.MaxSkew)
+}
+
+// Admit decides, as the plugin's Filter does, whether the pod may land on
+// node, which must be part of the counts (a node of the scheduler view).
+// It returns nil when every hard constraint admits the node.
+//
+// Per constraint: reject when the node lacks the topology key; otherwise
+// reject when matchNum(domain) + selfMatch - minMatchNum > maxSkew.
+func (c *Counts) Admit(node *v1.Node) *Rejection {
+	return c.admit(node, false)
+}
+
+// AdmitNew decides whether the pod may land on node, a node that is not in
+// the scheduler view yet (a new node a plan would add): the verdict is the
+// one Filter gives once the node has registered, so the node's own domain is
+// counted (with count 0 when it is new), which can lower the global minimum
+// or raise the number of domains toward minDomains.
+func (c *Counts) AdmitNew(node *v1.Node) *Rejection {
+	return c.admit(node, true)
+}
+
+func (c *Counts) admit(node *v1.Node, isNew bool) *Rejection {
+	s := c.spread
+	podLabels := labels.Set(s.Pod.Labels)
+	newDomain := isNew && hasAllKeys(node, s.Hard)
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		v, ok := node.Labels[con.TopologyKey]
+		if !ok {
+			return &Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey, MissingKey: true, MaxSkew: con.MaxSkew}
+		}
+		d := &c.per[i]
+		minMatch, domains := d.min, len(d.count)
+		if newDomain && s.counted(node, con) {
+			if _, known := d.count[v]; !known {
+				domains++
+				if domains == 1 || minMatch > 0 {
+					minMatch = 0
+				}
+			}
+		}
+		if domains < int(con.MinDomains) {
+			minMatch = 0
+		}
+		self := 0
+		if con.Selector.Matches(podLabels) {
+			self = 1
+		}
+		match := d.count[v]
+		if match+self-minMatch > int(con.MaxSkew) {
+			return &Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey, Domain: v,
+				MatchNum: match, SelfMatch: self, MinMatch: minMatch, MaxSkew: con.MaxSkew}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package topology
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/helper"
+)
+
+// hasAllKeys reports whether node carries every topology key of cs: the
+// plugin ignores a node lacking any of them, for counting and for placing.
+func hasAllKeys(node *v1.Node, cs []Constraint) bool {
+	for i := range cs {
+		if _, ok := node.Labels[cs[i].TopologyKey]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// counted reports whether node's domain is counted for constraint c of this
+// pod, given that it carries all keys: under nodeAffinityPolicy Honor the
+// node must match the pod's nodeSelector and required node affinity; under
+// nodeTaintsPolicy Honor it must have no NoSchedule/NoExecute taint the pod
+// does not tolerate.
+func (s *Spread) counted(node *v1.Node, c *Constraint) bool {
+	if c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor {
+		// The plugin ignores parse errors here, as do we.
+		if ok, _ := s.affinity.Match(node); !ok {
+			return false
+		}
+	}
+	if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor && untolerated(s.Pod, node) {
+		return false
+	}
+	return true
+}
+
+// matches reports whether existing counts for constraint c of pod s: same
+// namespace, not terminating, selector matches. An empty selector counts
+// nothing, as in the plugin.
+func matches(s *Spread, c *Constraint, existing *v1.Pod) bool {
+	if existing.DeletionTimestamp != nil || existing.Namespace != s.Pod.Namespace || c.Selector.Empty() {
+		return false
+	}
+	return c.Selector.Matches(labels.Set(existing.Labels))
+}
+
+// domainCounts holds one constraint's matching-pod count per topology value
+// over the counted domains, and keeps the global minimum current.
+type domainCounts struct {
+	count map[string]int
+	min   int // valid when len(count) > 0
+	atMin int // number of domains whose count equals min
+}
+
+func (d *domainCounts) recomputeMin() {
+	first := true
+	for _, n := range d.count {
+		switch {
+		case first || n < d.min:
+			d.min, d.atMin, first = n, 1, false
+		case n == d.min:
+			d.atMin++
+		}
+	}
+}
+
+// ensure makes value a counted domain (count 0 when new).
+func (d *domainCounts) ensure(value string) {
+	if _, ok := d.count[value]; ok {
+		return
+	}
+	d.count[value] = 0
+	switch {
+	case len(d.count) == 1 || d.min > 0:
+		d.min, d.atMin = 0, 1
+	default: // d.min == 0
+		d.atMin++
+	}
+}
+
+// inc adds delta (+1) to value's count, value being a counted domain.
+func (d *domainCounts) inc(value string) {
+	old := d.count[value]
+	d.count[value] = old + 1
+	if old == d.min {
+		d.atMin--
+		if d.atMin == 0 {
+			d.recomputeMin()
+		}
+	}
+}
+
+// Counts are the matching-pod counts per domain of a pod's hard constraints
+// in the scheduler view (what the plugin's PreFilter computes).
+type Counts struct {
+	spread *Spread
+	per    []domainCounts
+}
+
+// Count computes the counts of s's hard constraints over the nodes of u.
+func (u *Universe) Count(s *Spread) *Counts {
+	c := &Counts{spread: s, per: make([]domainCounts, len(s.Hard))}
+	for i := range c.per {
+		c.per[i].count = map[string]int{}
+	}
+	for _, n := range u.Nodes {
+		c.AddNode(n)
+	}
+	return c
+}
+
+// AddNode adds a node and its pods to the counts.
+func (c *Counts) AddNode(n *Node) {
+	s := c.spread
+	if !hasAllKeys(n.Node, s.Hard) {
+		return
+	}
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if !s.counted(n.Node, con) {
+			continue
+		}
+		v := n.Labels[con.TopologyKey]
+		d := &c.per[i]
+		d.ensure(v)
+		for _, p := range n.Pods {
+			if matches(s, con, p) {
+				d.inc(v)
+			}
+		}
+	}
+}
+
+// AddPod counts pod, placed on n (which must already be in the counts).
+func (c *Counts) AddPod(p *v1.Pod, n *Node) {
+	s := c.spread
+	if terminal(p) || !hasAllKeys(n.Node, s.Hard) {
+		return
+	}
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if !matches(s, con, p) || !s.counted(n.Node, con) {
+			continue
+		}
+		c.per[i].inc(n.Labels[con.TopologyKey])
+	}
+}
+
+// MatchNum returns the count of constraint i's domain value (0 when the
+// domain is not counted).
+func (c *Counts) MatchNum(i int, value string) int { return c.per[i].count[value] }
+
+// Domains returns the number of counted domains of constraint i.
+func (c *Counts) Domains(i int) int { return len(c.per[i].count) }
+
+// MinMatchNum returns constraint i's global minimum as Filter uses it: the
+// smallest count over counted domains, or 0 when there are fewer counted
+// domains than minDomains.
+func (c *Counts) MinMatchNum(i int) int {
+	d := &c.per[i]
+	if len(d.count) < int(c.spread.Hard[i].MinDomains) {
+		return 0
+	}
+	return d.min
+}
+
+// untolerated reports whether node has a NoSchedule/NoExecute taint pod does
+// not tolerate (what TaintToleration rejects).
+func untolerated(pod *v1.Pod, node *v1.Node) bool {
+	_, bad := v1helper.FindMatchingUntoleratedTaint(node.Spec.Taints, pod.Spec.Tolerations, helper.DoNotScheduleTaintsFilterFunc())
+	return bad
+}

@@ -1,0 +1,35 @@
+// Package topology is spreadscale's spread engine: the exact semantics of
+// kube-scheduler v1.33.1's PodTopologySpread plugin, evaluated over a domain
+// universe that includes node groups scaled to zero, and a scale-up planner
+// built on it. It does not import cluster-autoscaler.
+//
+// # Two views of the same cluster
+//
+// The scheduler view is what kube-scheduler sees: only nodes that exist (real
+// nodes, plus the nodes a plan has decided to add once they register). A
+// topology domain exists for a constraint only while at least one eligible
+// node carries it. Filter decisions (Admit, Counts) are always made in this
+// view, because it is the one the real scheduler will apply when the pending
+// pods are scheduled.
+//
+// The planning view adds every node-group template as a possible domain, size
+// zero included. A domain is realized when it has at least one eligible node
+// in the scheduler view, and possible when it could only be reached by
+// scaling a group. The planner (PlanScaleUp) uses the planning view to decide where
+// to open nodes, and checks every placement it makes in the scheduler view
+// that will hold once those nodes exist: a zero-size domain counts only after
+// the plan gives it a node.
+//
+// # Rules mirrored from the scheduler
+//
+// For each DoNotSchedule constraint of the incoming pod, the plugin computes,
+// over all nodes that carry every topology key of the pod's hard constraints
+// and pass the constraint's node inclusion policies, the number of matching
+// pods per topology value; a node passes Filter when, for every constraint,
+//
+//	matchNum(domain) + selfMatch - minMatchNum <= maxSkew
+//
+// where minMatchNum is the smallest count over those domains, or 0 when there
+// are fewer such domains than minDomains. A node that lacks any of the keys
+// is rejected as UnschedulableAndUnresolvable.
+package topology
