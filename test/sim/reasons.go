@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
+	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
+)
+
+// recordScaleUpReasons records, for every pod CA was asked to help this
+// loop, why it did or did not get nodes, from the ScaleUpStatus the
+// orchestrator returned.
+func (r *runner) recordScaleUpReasons(toHelp []*apiv1.Pod, st *status.ScaleUpStatus, aerr caerrors.AutoscalerError) {
+	if aerr != nil {
+		for _, p := range toHelp {
+			r.caReason[podKey(p)] = "scale-up failed: " + aerr.Error()
+		}
+		return
+	}
+	if st == nil {
+		return
+	}
+	considered := map[string]cloudprovider.NodeGroup{}
+	for _, g := range st.ConsideredNodeGroups {
+		considered[g.Id()] = g
+	}
+	var scaled []string
+	for _, info := range st.ScaleUpInfos {
+		scaled = append(scaled, fmt.Sprintf("%s %d->%d", info.Group.Id(), info.CurrentSize, info.NewSize))
+	}
+	sort.Strings(scaled)
+	for _, p := range toHelp {
+		r.caReason[podKey(p)] = "pod fits a node group template but no expansion option included it"
+	}
+	for _, p := range st.PodsAwaitEvaluation {
+		r.caReason[podKey(p)] = "pod fits the chosen node group but not the nodes added this loop; it awaits a later loop"
+	}
+	for _, p := range st.PodsTriggeredScaleUp {
+		r.caReason[podKey(p)] = "pod triggered scale-up (" + strings.Join(scaled, ", ") + ") but did not fit the new nodes"
+	}
+	for _, info := range st.PodsRemainUnschedulable {
+		r.caReason[podKey(info.Pod)] = "pod didn't trigger scale-up: " + reasonsMessage(info, considered)
+	}
+}
+
+// reasonsMessage aggregates the reasons of rejected and skipped node groups
+// as CA's NotTriggerScaleUp event does ("<count> <reason>" per distinct
+// reason, over existing considered groups), sorted so that the text is
+// deterministic.
+func reasonsMessage(info status.NoScaleUpInfo, considered map[string]cloudprovider.NodeGroup) string {
+	counts := map[string]int{}
+	add := func(groups map[string]status.Reasons) {
+		for id, reasons := range groups {
+			if g, ok := considered[id]; !ok || !g.Exist() || reasons == nil {
+				continue
+			}
+			for _, reason := range reasons.Reasons() {
+				counts[reason]++
+			}
+		}
+	}
+	add(info.RejectedNodeGroups)
+	add(info.SkippedNodeGroups)
+	if len(counts) == 0 {
+		return "no node group can help"
+	}
+	var msgs []string
+	for _, reason := range sortedKeys(counts) {
+		msgs = append(msgs, fmt.Sprintf("%d %s", counts[reason], reason))
+	}
+	return strings.Join(msgs, ", ")
+}

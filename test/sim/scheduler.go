@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	schedconfiglatest "k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
+	schedplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// scheduler places pods one at a time with kube-scheduler's framework and
+// its default profile: every default PreFilter, Filter, PreScore and Score
+// plugin with the default weights, over all nodes (no
+// percentageOfNodesToScore sampling), picking the node with the highest
+// total score. kube-scheduler breaks ties among top-scored nodes at random;
+// here the tie is broken by a source seeded from Config.Seed over the tied
+// nodes sorted by name.
+//
+// The framework's scheduler metrics must be initialized before use; Run
+// creates CA's framework handle first, which does that once per process.
+type scheduler struct {
+	fwk    schedframework.Framework
+	lister *snapshotLister
+	rng    *rand.Rand
+	cancel context.CancelFunc
+}
+
+// snapshotLister serves the framework the snapshot of the current
+// scheduling cycle.
+type snapshotLister struct {
+	snap *schedcache.Snapshot
+}
+
+// NodeInfos implements framework.SharedLister.
+func (l *snapshotLister) NodeInfos() schedframework.NodeInfoLister { return l.snap.NodeInfos() }
+
+// StorageInfos implements framework.SharedLister.
+func (l *snapshotLister) StorageInfos() schedframework.StorageInfoLister {
+	return l.snap.StorageInfos()
+}
+
+// newScheduler builds the framework from the scheduler's own defaulted
+// configuration (config/latest.Default: the v1 scheme defaults converted to
+// the internal type) and the in-tree plugin registry. Informers come from an
+// empty fake clientset and are never started: no Services, ReplicaSets,
+// PVCs or StorageClasses exist in a simulation.
+func newScheduler(ctx context.Context, rng *rand.Rand) (*scheduler, error) {
+	cfg, err := schedconfiglatest.Default()
+	if err != nil {
+		return nil, fmt.Errorf("sim: default scheduler configuration: %w", err)
+	}
+	if len(cfg.Profiles) != 1 {
+		return nil, fmt.Errorf("sim: default scheduler configuration has %d profiles, want 1", len(cfg.Profiles))
+	}
+	client := fake.NewClientset()
+	ctx, cancel := context.WithCancel(ctx)
+	lister := &snapshotLister{snap: schedcache.NewEmptySnapshot()}
+	fwk, err := frameworkruntime.NewFramework(ctx, schedplugins.NewInTreeRegistry(), &cfg.Profiles[0],
+		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithInformerFactory(informers.NewSharedInformerFactory(client, 0)),
+		frameworkruntime.WithSnapshotSharedLister(lister),
+	)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("sim: build scheduler framework: %w", err)
+	}
+	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel}, nil
+}
+
+// close stops the framework's background goroutines.
+func (s *scheduler) close() { s.cancel() }
+
+// schedule returns the node kube-scheduler would bind pod to, given nodes
+// (sorted by name) and the pods bound to them, or "" and the scheduler's
+// failure message ("0/N nodes are available: ...").
+func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod, nodes []*apiv1.Node, bound []*apiv1.Pod) (string, string, error) {
+	s.lister.snap = schedcache.NewSnapshot(bound, nodes)
+	state := schedframework.NewCycleState()
+	diagnosis := schedframework.Diagnosis{
+		NodeToStatus:         schedframework.NewDefaultNodeToStatus(),
+		UnschedulablePlugins: sets.New[string](),
+		PendingPlugins:       sets.New[string](),
+	}
+	fitError := func() string {
+		return (&schedframework.FitError{Pod: pod, NumAllNodes: len(nodes), Diagnosis: diagnosis}).Error()
+	}
+
+	pre, status, rejecting := s.fwk.RunPreFilterPlugins(ctx, state, pod)
+	if !status.IsSuccess() {
+		if !status.IsRejected() {
+			return "", "", fmt.Errorf("sim: scheduling pod %s: %w", podKey(pod), status.AsError())
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(status)
+		diagnosis.UnschedulablePlugins = rejecting
+		diagnosis.PreFilterMsg = status.Message()
+		return "", fitError(), nil
+	}
+
+	candidates := nodes
+	if !pre.AllNodes() {
+		candidates = nil
+		for _, n := range nodes {
+			if pre.NodeNames.Has(n.Name) {
+				candidates = append(candidates, n)
+			}
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(schedframework.NewStatus(schedframework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejecting))))
+	}
+
+	var feasible []*schedframework.NodeInfo
+	for _, n := range candidates {
+		ni, err := s.lister.snap.Get(n.Name)
+		if err != nil {
+			return "", "", fmt.Errorf("sim: scheduler snapshot lost node %s: %w", n.Name, err)
+		}
+		st := s.fwk.RunFilterPlugins(ctx, state, pod, ni)
+		if st.IsSuccess() {
+			feasible = append(feasible, ni)
+			continue
+		}
+		if !st.IsRejected() {
+			return "", "", fmt.Errorf("sim: scheduling pod %s on node %s: %w", podKey(pod), n.Name, st.AsError())
+		}
+		diagnosis.NodeToStatus.Set(n.Name, st)
+		diagnosis.AddPluginStatus(st)
+	}
+	switch len(feasible) {
+	case 0:
+		return "", fitError(), nil
+	case 1:
+		return feasible[0].Node().Name, "", nil
+	}
+
+	if st := s.fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+		return "", "", fmt.Errorf("sim: prescore pod %s: %w", podKey(pod), st.AsError())
+	}
+	scores, st := s.fwk.RunScorePlugins(ctx, state, pod, feasible)
+	if !st.IsSuccess() {
+		return "", "", fmt.Errorf("sim: score pod %s: %w", podKey(pod), st.AsError())
+	}
+	var best []string
+	var bestScore int64
+	for _, sc := range scores {
+		switch {
+		case len(best) == 0 || sc.TotalScore > bestScore:
+			best, bestScore = []string{sc.Name}, sc.TotalScore
+		case sc.TotalScore == bestScore:
+			best = append(best, sc.Name)
+		}
+	}
+	slices.Sort(best)
+	if len(best) == 1 {
+		return best[0], "", nil
+	}
+	return best[s.rng.IntN(len(best))], "", nil
+}

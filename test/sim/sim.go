@@ -1,0 +1,317 @@
+// Package sim simulates cluster-autoscaler scale-up loops against a real
+// kube-scheduler, so that unit tests and the spreadsim CLI can compare stock
+// cluster-autoscaler with spreadscale on the same cluster.
+//
+// One Run works on a private copy of a Scenario:
+//
+//  1. Before the first loop, the scheduler binds every pending pod that
+//     already fits (these placements have Loop 0).
+//  2. Each loop runs cluster-autoscaler 1.33.0's real ScaleUpOrchestrator
+//     (CA's binpacking estimator and expander chain in stock mode; the
+//     spreadscale plugin wiring in spreadscale mode) over CA's test cloud
+//     provider, a real AutoscalingContext and a real ClusterStateRegistry.
+//     The nodes of every scale-up it executes register at once, Ready, named
+//     "<group>-new-<n>".
+//  3. Then the real kube-scheduler v1.33.1 framework with the default profile
+//     (every default Filter and Score plugin) binds the pending pods in
+//     scheduling-queue order, one pod at a time, each seeing the pods bound
+//     before it.
+//
+// Runs stop when no pod is pending, when a loop neither scaled nor bound
+// anything, or after Config.MaxLoops loops. The same Scenario and Seed always
+// give the same Result.
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	apiv1 "k8s.io/api/core/v1"
+)
+
+// NodeGroup is one autoscaled node group.
+type NodeGroup struct {
+	// Name is the node group id.
+	Name string
+	// MinSize and MaxSize bound the group's size; the initial size is the
+	// number of Scenario.Nodes that NodeGroupOf maps to the group.
+	MinSize, MaxSize int
+	// Template describes a new node of the group: labels, taints and
+	// status.capacity/allocatable. Its name is not used.
+	Template *apiv1.Node
+	// DomainLabels are the labels real nodes of this group carry that the
+	// template lacks or misstates (a zone on AWS multi-AZ groups or Cluster
+	// API). They are overlaid on Template for the group's template NodeInfo
+	// and for new nodes, and, in spreadscale mode, passed to the plugin as
+	// plugin.Options.DeclaredDomains.
+	DomainLabels map[string]string
+}
+
+// Scenario is the cluster a Run starts from. Run never modifies it.
+type Scenario struct {
+	// NodeGroups are the autoscaled groups.
+	NodeGroups []NodeGroup
+	// Nodes are the existing nodes.
+	Nodes []*apiv1.Node
+	// NodeGroupOf maps an existing node's name to its group's name; nodes
+	// absent from it are not autoscaled.
+	NodeGroupOf map[string]string
+	// Pods are all pods: Spec.NodeName set means bound to that node, empty
+	// means pending.
+	Pods []*apiv1.Pod
+	// MaxNodesTotal is CA's --max-nodes-total; 0 means unlimited.
+	MaxNodesTotal int
+}
+
+// Config selects the autoscaler wiring.
+type Config struct {
+	// Spreadscale false runs stock CA (binpacking estimator, expander chain
+	// from CA's factory); true runs the spreadscale wiring of package plugin.
+	Spreadscale bool
+	// Expander is CA's --expander: a comma-separated chain. Empty means
+	// "random" in stock mode and "topology-spread,least-waste" in
+	// spreadscale mode. "price" and "grpc" are rejected: the simulation has
+	// neither a pricing model nor an expander server.
+	Expander string
+	// MaxLoops bounds the number of CA loops; 0 means 10.
+	MaxLoops int
+	// Seed seeds every random choice of the run: the "random" expander,
+	// CA's final random tie-break, and the scheduler's choice among nodes
+	// with equal top score.
+	Seed int64
+	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
+	BalanceSimilarNodeGroups bool
+}
+
+// Result is the outcome of a Run.
+type Result struct {
+	// Loops has one entry per CA loop that ran, including a final loop that
+	// neither scaled nor bound anything.
+	Loops []Loop
+	// NodeGroups lists every group in Scenario order with its initial and
+	// final size.
+	NodeGroups []GroupSize
+	// Pods lists every initially pending pod that got bound, in binding
+	// order.
+	Pods []Placement
+	// Unschedulable lists the pods still pending at the end, in scheduling
+	// queue order.
+	Unschedulable []Pending
+	// Nodes are the final nodes: the existing ones followed by the new ones
+	// in registration order.
+	Nodes []*apiv1.Node
+	// BoundPods are all bound pods at the end, with Spec.NodeName set.
+	BoundPods []*apiv1.Pod
+}
+
+// Loop is what one CA loop did.
+type Loop struct {
+	// ScaleUps are the group size increases CA executed, sorted by group.
+	ScaleUps []ScaleUp
+	// BoundPods is the number of pods the scheduler bound after the
+	// scale-up of this loop.
+	BoundPods int
+}
+
+// ScaleUp is one node group's size increase.
+type ScaleUp struct {
+	NodeGroup string
+	From, To  int
+}
+
+// GroupSize is a node group's size at the start and at the end of a Run.
+type GroupSize struct {
+	Name     string
+	From, To int
+}
+
+// Placement records where and when a pending pod got bound.
+type Placement struct {
+	Namespace, Name string
+	// Node is the node the pod was bound to.
+	Node string
+	// NodeGroup is the node's group; empty for a node that is not autoscaled.
+	NodeGroup string
+	// Loop is the CA loop after which the pod was bound; 0 means before the
+	// first loop.
+	Loop int
+}
+
+// Pending is a pod left pending at the end of a Run.
+type Pending struct {
+	Namespace, Name string
+	// Reason joins the scheduler's last failure message ("scheduler: 0/N
+	// nodes are available: ...") with cluster-autoscaler's reason for not
+	// helping the pod in the last loop ("cluster-autoscaler: ...").
+	Reason string
+}
+
+// ScaleUpLoops returns the number of loops that scaled at least one group.
+func (r *Result) ScaleUpLoops() int {
+	n := 0
+	for _, l := range r.Loops {
+		if len(l.ScaleUps) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NodeCountByLabel counts the final nodes by the value of label key; nodes
+// without the label count under "".
+func (r *Result) NodeCountByLabel(key string) map[string]int {
+	out := map[string]int{}
+	for _, n := range r.Nodes {
+		out[n.Labels[key]]++
+	}
+	return out
+}
+
+// GroupSize returns the final size of the named group and whether the group
+// exists.
+func (r *Result) GroupSize(name string) (GroupSize, bool) {
+	for _, g := range r.NodeGroups {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return GroupSize{}, false
+}
+
+// Run simulates CA loops on a copy of s with the wiring cfg selects. It
+// returns an error for invalid input (naming the offending object and field)
+// or when a CA or scheduler component cannot be built; anything CA or the
+// scheduler decides, including failures to scale, is reported in the Result.
+func Run(ctx context.Context, s Scenario, cfg Config) (*Result, error) {
+	if err := validate(s, cfg); err != nil {
+		return nil, err
+	}
+	cfg = withDefaults(cfg)
+	r, err := newRunner(ctx, s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	return r.run(ctx)
+}
+
+// withDefaults fills the zero fields of cfg with their documented defaults.
+func withDefaults(cfg Config) Config {
+	if cfg.MaxLoops == 0 {
+		cfg.MaxLoops = 10
+	}
+	if cfg.Expander == "" {
+		if cfg.Spreadscale {
+			cfg.Expander = "topology-spread,least-waste"
+		} else {
+			cfg.Expander = "random"
+		}
+	}
+	return cfg
+}
+
+// run executes the loops and assembles the Result.
+func (r *runner) run(ctx context.Context) (*Result, error) {
+	res := &Result{}
+	if _, err := r.schedulePending(ctx, 0, res); err != nil {
+		return nil, err
+	}
+	stoppedByMaxLoops := false
+	for loop := 1; len(r.pending) > 0; loop++ {
+		if loop > r.cfg.MaxLoops {
+			stoppedByMaxLoops = true
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		scaleUps, err := r.autoscale(loop)
+		if err != nil {
+			return nil, err
+		}
+		bound, err := r.schedulePending(ctx, loop, res)
+		if err != nil {
+			return nil, err
+		}
+		res.Loops = append(res.Loops, Loop{ScaleUps: scaleUps, BoundPods: bound})
+		if len(scaleUps) == 0 && bound == 0 {
+			break
+		}
+	}
+	for _, g := range r.scenario.NodeGroups {
+		res.NodeGroups = append(res.NodeGroups, GroupSize{Name: g.Name, From: r.initialSize[g.Name], To: r.groupSize(g.Name)})
+	}
+	for _, p := range r.pending {
+		res.Unschedulable = append(res.Unschedulable, Pending{
+			Namespace: p.Namespace,
+			Name:      p.Name,
+			Reason:    r.pendingReason(p, stoppedByMaxLoops),
+		})
+	}
+	for _, n := range r.nodes {
+		res.Nodes = append(res.Nodes, n.DeepCopy())
+	}
+	for _, p := range r.bound {
+		res.BoundPods = append(res.BoundPods, p.DeepCopy())
+	}
+	return res, nil
+}
+
+// groupSize is the number of nodes of group name currently registered.
+func (r *runner) groupSize(name string) int {
+	n := 0
+	for _, g := range r.nodeGroupOf {
+		if g == name {
+			n++
+		}
+	}
+	return n
+}
+
+// sortQueue orders pods as kube-scheduler's default queue sort does for pods
+// that arrive together: higher priority first, then older creation
+// timestamp, then namespace and name.
+func sortQueue(pods []*apiv1.Pod) {
+	sort.SliceStable(pods, func(i, j int) bool {
+		pi, pj := podPriority(pods[i]), podPriority(pods[j])
+		if pi != pj {
+			return pi > pj
+		}
+		ti, tj := pods[i].CreationTimestamp.Time, pods[j].CreationTimestamp.Time
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		if pods[i].Namespace != pods[j].Namespace {
+			return pods[i].Namespace < pods[j].Namespace
+		}
+		return pods[i].Name < pods[j].Name
+	})
+}
+
+// podPriority is the pod's priority, 0 when unset (as kube-scheduler reads it).
+func podPriority(p *apiv1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
+}
+
+// podKey is the namespace/name key of a pod.
+func podKey(p *apiv1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// sortedKeys returns the keys of m in increasing order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// errorf builds a validation error naming the offending object and field.
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("sim: "+format, args...)
+}

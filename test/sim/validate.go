@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"strings"
+)
+
+// unsupportedExpanders are CA expanders the simulation cannot build: CA
+// exits the process (klog.Fatalf) when "price" has no pricing model or
+// "grpc" has no server, and the simulation has neither.
+var unsupportedExpanders = map[string]string{
+	"price": "it needs a cloud provider pricing model, which the simulation does not have",
+	"grpc":  "it needs an external expander server, which the simulation does not have",
+}
+
+// validate rejects a Scenario or Config Run cannot simulate faithfully. Every
+// error names the offending object and field.
+func validate(s Scenario, cfg Config) error {
+	if cfg.MaxLoops < 0 {
+		return errorf("Config.MaxLoops: %d is negative", cfg.MaxLoops)
+	}
+	if s.MaxNodesTotal < 0 {
+		return errorf("Scenario.MaxNodesTotal: %d is negative", s.MaxNodesTotal)
+	}
+	for _, name := range strings.Split(cfg.Expander, ",") {
+		name = strings.TrimSpace(name)
+		if why, bad := unsupportedExpanders[name]; bad {
+			return errorf("Config.Expander: expander %q is not supported: %s", name, why)
+		}
+		if name == "" && cfg.Expander != "" {
+			return errorf("Config.Expander: %q has an empty expander name", cfg.Expander)
+		}
+	}
+
+	groups := map[string]*NodeGroup{}
+	for i := range s.NodeGroups {
+		g := &s.NodeGroups[i]
+		if g.Name == "" {
+			return errorf("NodeGroups[%d].Name: empty", i)
+		}
+		if _, dup := groups[g.Name]; dup {
+			return errorf("NodeGroups[%d].Name: duplicate node group %q", i, g.Name)
+		}
+		groups[g.Name] = g
+		if g.Template == nil {
+			return errorf("node group %q: Template is nil", g.Name)
+		}
+		if g.MinSize < 0 {
+			return errorf("node group %q: MinSize %d is negative", g.Name, g.MinSize)
+		}
+		if g.MinSize > g.MaxSize {
+			return errorf("node group %q: MinSize %d > MaxSize %d", g.Name, g.MinSize, g.MaxSize)
+		}
+		for k := range g.DomainLabels {
+			if k == "" {
+				return errorf("node group %q: DomainLabels has an empty key", g.Name)
+			}
+		}
+	}
+
+	nodes := map[string]bool{}
+	for i, n := range s.Nodes {
+		if n == nil {
+			return errorf("Nodes[%d]: nil", i)
+		}
+		if n.Name == "" {
+			return errorf("Nodes[%d].Name: empty", i)
+		}
+		if nodes[n.Name] {
+			return errorf("Nodes[%d].Name: duplicate node %q", i, n.Name)
+		}
+		nodes[n.Name] = true
+	}
+
+	sizes := map[string]int{}
+	for _, nodeName := range sortedKeys(s.NodeGroupOf) {
+		group := s.NodeGroupOf[nodeName]
+		if !nodes[nodeName] {
+			return errorf("NodeGroupOf[%q]: no such node in Nodes", nodeName)
+		}
+		if groups[group] == nil {
+			return errorf("NodeGroupOf[%q]: node %q is in unknown node group %q", nodeName, nodeName, group)
+		}
+		sizes[group]++
+	}
+	for _, g := range s.NodeGroups {
+		if size := sizes[g.Name]; size < g.MinSize || size > g.MaxSize {
+			return errorf("node group %q: size %d (nodes in NodeGroupOf) is outside [MinSize %d, MaxSize %d]", g.Name, size, g.MinSize, g.MaxSize)
+		}
+	}
+
+	pods := map[string]bool{}
+	for i, p := range s.Pods {
+		if p == nil {
+			return errorf("Pods[%d]: nil", i)
+		}
+		if p.Name == "" {
+			return errorf("Pods[%d].Name: empty", i)
+		}
+		key := namespaceOf(p) + "/" + p.Name
+		if pods[key] {
+			return errorf("Pods[%d]: duplicate pod %q", i, key)
+		}
+		pods[key] = true
+		if p.Spec.NodeName != "" && !nodes[p.Spec.NodeName] {
+			return errorf("pod %q: Spec.NodeName %q is not a node in Nodes", key, p.Spec.NodeName)
+		}
+	}
+	return nil
+}
+
+// namespaceOf is the pod's namespace, "default" when empty (as the API
+// server defaults it).
+func namespaceOf(p interface{ GetNamespace() string }) string {
+	if ns := p.GetNamespace(); ns != "" {
+		return ns
+	}
+	return "default"
+}
