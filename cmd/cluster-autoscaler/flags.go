@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	goflag "flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"k8s.io/autoscaler/cluster-autoscaler/config"
+	"k8s.io/autoscaler/cluster-autoscaler/estimator"
+	"k8s.io/autoscaler/cluster-autoscaler/expander"
+	kube_flag "k8s.io/component-base/cli/flag"
+	"k8s.io/klog/v2"
+
+	"github.com/spreadscale/spreadscale/plugin"
+)
+
+// defaultExpander is this binary's --expander default: spreadscale's filter
+// first, CA's own default after it.
+var defaultExpander = plugin.Name + "," + expander.LeastWasteExpanderName
+
+const (
+	// defaultEstimator is this binary's --estimator default.
+	defaultEstimator = plugin.Name
+
+	declaredDomainsFlag = "topology-spread-declared-domains"
+	provReqFlag         = "enable-provisioning-requests"
+)
+
+// supportedEstimators lists the values --estimator accepts. CA's own flag
+// parsing does not validate the name (estimator.NewEstimatorBuilder would
+// reject anything but binpacking), so this binary checks it up front.
+var supportedEstimators = []string{estimator.BinpackingEstimatorName, plugin.Name}
+
+type spreadscaleFlags struct {
+	showVersion         bool
+	declaredDomainsFile string
+}
+
+func bindSpreadscaleFlags(fs *pflag.FlagSet) *spreadscaleFlags {
+	f := &spreadscaleFlags{}
+	fs.BoolVar(&f.showVersion, "version", false, "Print the spreadscale and Cluster Autoscaler versions and exit.")
+	fs.StringVar(&f.declaredDomainsFile, declaredDomainsFlag, "",
+		"Path to a YAML or JSON `file` mapping node group id to topology labels (label -> value) that the group's nodes carry, "+
+			"e.g. {\"my-asg-a\": {\"topology.kubernetes.io/zone\": \"eu-west-1a\"}}. Keys may carry CA's "+
+			"k8s.io/cluster-autoscaler/node-template/label/ prefix. "+
+			"The declared labels override or complete the labels of the group's template node for topology spread planning "+
+			"(useful when the template lacks or misstates the zone: AWS multi-AZ groups, Cluster API).")
+	return f
+}
+
+// adjustUpstreamFlags changes the defaults and help texts of CA's flags that
+// this binary treats differently. It must run before the Go flag set is
+// merged into pflag (kube_flag.InitFlags), which copies the defaults.
+func adjustUpstreamFlags(fs *goflag.FlagSet) error {
+	type change struct {
+		name, def, usage string
+	}
+	changes := []change{
+		{
+			name: "expander",
+			def:  defaultExpander,
+			usage: "Chain of node group expanders used in scale up, separated by commas; each one narrows the options " +
+				"left by the previous one and remaining ties are broken randomly. Available values: [" +
+				strings.Join(append([]string{plugin.Name}, expander.AvailableExpanders...), ",") + "]. " +
+				plugin.Name + " keeps the options that follow the topology spread plan and passes the others through. " +
+				"spreadscale's default is " + defaultExpander + " (upstream CA defaults to " + expander.LeastWasteExpanderName + ").",
+		},
+		{
+			name: "estimator",
+			def:  defaultEstimator,
+			usage: "Type of resource estimator used in scale up. Available values: [" + strings.Join(supportedEstimators, ",") + "]. " +
+				plugin.Name + " plans pods with DoNotSchedule topology spread constraints across every node group at once and " +
+				"falls back to binpacking for other pods. spreadscale's default is " + defaultEstimator +
+				" (upstream CA defaults to " + estimator.BinpackingEstimatorName + ").",
+		},
+		{
+			name: provReqFlag,
+			usage: "Not supported by this build: ProvisioningRequest handling is not compiled into spreadscale's " +
+				"cluster-autoscaler, and setting this flag to true is an error.",
+		},
+	}
+	for _, c := range changes {
+		f := fs.Lookup(c.name)
+		if f == nil {
+			return fmt.Errorf("cluster-autoscaler flag --%s is not defined", c.name)
+		}
+		if c.def != "" {
+			if err := f.Value.Set(c.def); err != nil {
+				return fmt.Errorf("setting the default of --%s: %v", c.name, err)
+			}
+			f.DefValue = c.def
+		}
+		f.Usage = c.usage
+	}
+	return nil
+}
+
+// checkUnsupported rejects settings that need code this build leaves out.
+func checkUnsupported(opts config.AutoscalingOptions) error {
+	if opts.ProvisioningRequestEnabled {
+		return fmt.Errorf("--%s=true: ProvisioningRequest support is not built into this cluster-autoscaler "+
+			"(the autoscaling.x-k8s.io ProvisioningRequest API module CA 1.33.0 needs is not available to downstream builds)", provReqFlag)
+	}
+	return nil
+}
+
+func validateEstimator(name string) error {
+	for _, s := range supportedEstimators {
+		if name == s {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown --estimator %q, available values: [%s]", name, strings.Join(supportedEstimators, ","))
+}
+
+const usageText = `%s
+
+Kubernetes cluster-autoscaler 1.33.0 with spreadscale built in: scale-ups for
+pods with topology spread constraints are planned over every node group at once,
+so that one loop opens all the domains (zones) the pods need.
+
+Usage: %s [flags]
+
+Differences from upstream cluster-autoscaler 1.33.0:
+  * --expander defaults to "%s" and --estimator to
+    "%s"; set them explicitly for stock behaviour
+    (e.g. --expander=least-waste --estimator=binpacking).
+  * --` + declaredDomainsFlag + `=<file> declares topology labels per node group.
+  * ProvisioningRequest support is NOT included: the ProvisioningRequest API
+    (autoscaling.x-k8s.io/v1) module that CA 1.33.0 uses cannot be fetched by
+    downstream builds, so --` + provReqFlag + `=true is rejected and the
+    check-capacity / best-effort-atomic provisioning classes are absent.
+  * --version prints spreadscale's and Cluster Autoscaler's versions.
+  * When the estimator or the expander chain uses "` + plugin.Name + `", spreadscale
+    turns CA's --balance-similar-node-groups on internally (CA only consults
+    its balancing processor then); the value you pass still decides whether
+    stock balancing applies to scale-ups that have no topology spread plan.
+    With neither (e.g. --expander=random --estimator=binpacking) the binary
+    behaves exactly like upstream cluster-autoscaler 1.33.0.
+
+Flags:
+`
+
+// parseFlags merges CA's Go flags into pflag and parses the command line,
+// as k8s.io/component-base/cli/flag.InitFlags does, except that --help
+// exits 0 instead of reporting an error.
+func parseFlags() {
+	fs := pflag.CommandLine
+	fs.SetNormalizeFunc(kube_flag.WordSepNormalizeFunc)
+	fs.AddGoFlagSet(goflag.CommandLine)
+	fs.Init(os.Args[0], pflag.ContinueOnError)
+	pflag.Usage = printUsage
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "%v\nRun %s --help for the list of flags.\n", err, os.Args[0])
+		os.Exit(2)
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		klog.V(2).Infof("FLAG: --%s=%q", f.Name, f.Value)
+	})
+}
+
+func printUsage() {
+	fmt.Fprintf(os.Stderr, usageText, versionString(), os.Args[0], defaultExpander, defaultEstimator)
+	pflag.PrintDefaults()
+}
