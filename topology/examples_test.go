@@ -224,7 +224,7 @@ func TestExamples(t *testing.T) {
 			pod: exNotInZone(exPod(exHard(keyZone, 1)), "zone3"), admitted: []string{"n1", "n2", "n3"},
 			feasible: []string{"n1", "n2"}, min: 3, domains: 2},
 		{name: "3/3/0 zone3 excluded by node affinity, Ignore: zone3 counted, nowhere",
-			pod: exNotInZone(exPod(withPolicies(exHard(keyZone, 1), v1.NodeInclusionPolicyIgnore, "")), "zone3"),
+			pod:      exNotInZone(exPod(withPolicies(exHard(keyZone, 1), v1.NodeInclusionPolicyIgnore, "")), "zone3"),
 			admitted: []string{"n3"}, feasible: nil, min: 0, domains: 3},
 		{name: "3/3/0 zone3 tainted, taints Ignore (default): zone3 counted, nowhere",
 			pod: exPod(exHard(keyZone, 1)), taintZone3: true, admitted: []string{"n3"}, feasible: nil, min: 0, domains: 3},
