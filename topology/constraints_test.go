@@ -1,0 +1,455 @@
+package topology_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kubernetes/pkg/apis/core"
+	corev1conv "k8s.io/kubernetes/pkg/apis/core/v1"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/utils/ptr"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// cPod is pod default/bad with labels app=web, pod-template-hash=h1 and
+// constraints cs.
+func cPod(cs ...v1.TopologySpreadConstraint) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "default",
+			Labels: map[string]string{"app": "web", "pod-template-hash": "h1"}},
+		Spec: v1.PodSpec{TopologySpreadConstraints: cs},
+	}
+}
+
+func cValid() v1.TopologySpreadConstraint {
+	return v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: keyZone, WhenUnsatisfiable: v1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
+}
+
+func cWith(f func(c *v1.TopologySpreadConstraint)) v1.TopologySpreadConstraint {
+	c := cValid()
+	f(&c)
+	return c
+}
+
+func errKey(e *field.Error) string { return e.Field + " " + string(e.Type) }
+
+func errKeys(errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, errKey(e))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// distinctErrKeys is errKeys without repeats: the API server may report
+// one field twice (an invalid matchLabelKeys name that the selector also
+// uses); what must agree is which fields are wrong and how.
+func distinctErrKeys(errs field.ErrorList) []string {
+	var out []string
+	for _, k := range errKeys(errs) {
+		if len(out) == 0 || out[len(out)-1] != k {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// TestInvalidConstraints checks that NewSpread rejects every constraint the
+// API server rejects, with an *InvalidError naming the pod and the field.
+func TestInvalidConstraints(t *testing.T) {
+	const tsc = "spec.topologySpreadConstraints"
+	for _, tc := range []struct {
+		name string
+		cs   []v1.TopologySpreadConstraint
+		want []string // "field type", all of them
+	}{
+		{"maxSkew 0", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) { c.MaxSkew = 0 })},
+			[]string{tsc + "[0].maxSkew FieldValueInvalid"}},
+		{"maxSkew negative", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) { c.MaxSkew = -2 })},
+			[]string{tsc + "[0].maxSkew FieldValueInvalid"}},
+		{"minDomains 0", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) { c.MinDomains = ptr.To[int32](0) })},
+			[]string{tsc + "[0].minDomains FieldValueInvalid"}},
+		{"minDomains negative", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) { c.MinDomains = ptr.To[int32](-1) })},
+			[]string{tsc + "[0].minDomains FieldValueInvalid"}},
+		{"minDomains with ScheduleAnyway", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.MinDomains = ptr.To[int32](2)
+			c.WhenUnsatisfiable = v1.ScheduleAnyway
+		})}, []string{tsc + "[0].minDomains FieldValueInvalid"}},
+		{"selector In without values", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.LabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: metav1.LabelSelectorOpIn}}}
+		})}, []string{tsc + "[0].labelSelector.matchExpressions[0].values FieldValueRequired"}},
+		{"selector with an invalid key", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"bad key": "x"}}
+		})}, []string{tsc + "[0].labelSelector.matchLabels FieldValueInvalid"}},
+		{"selector with an unknown operator", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.LabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: "Near", Values: []string{"web"}}}}
+		})}, []string{tsc + "[0].labelSelector.matchExpressions[0].operator FieldValueInvalid"}},
+		{"key in both matchLabelKeys and labelSelector", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.MatchLabelKeys = []string{"app"}
+		})}, []string{tsc + "[0].matchLabelKeys[0] FieldValueInvalid"}},
+		{"merged form with a value other than the pod's", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.MatchLabelKeys = []string{"pod-template-hash"}
+			c.LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
+				{Key: "pod-template-hash", Operator: metav1.LabelSelectorOpIn, Values: []string{"h2"}}}
+		})}, []string{tsc + "[0].matchLabelKeys[0] FieldValueInvalid"}},
+		{"merged form on a label the pod lacks", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.MatchLabelKeys = []string{"version"}
+			c.LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
+				{Key: "version", Operator: metav1.LabelSelectorOpIn, Values: []string{"v1"}}}
+		})}, []string{tsc + "[0].matchLabelKeys[0] FieldValueInvalid"}},
+		{"merged form with two values", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.MatchLabelKeys = []string{"pod-template-hash"}
+			c.LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
+				{Key: "pod-template-hash", Operator: metav1.LabelSelectorOpIn, Values: []string{"h1", "h2"}}}
+		})}, []string{tsc + "[0].matchLabelKeys[0] FieldValueInvalid"}},
+		{"matchLabelKeys without labelSelector", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.LabelSelector = nil
+			c.MatchLabelKeys = []string{"pod-template-hash"}
+		})}, []string{tsc + "[0].matchLabelKeys FieldValueForbidden"}},
+		// The API server also validates each key's name when there is no
+		// labelSelector.
+		{"matchLabelKeys with an invalid label name and no labelSelector", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.LabelSelector = nil
+			c.MatchLabelKeys = []string{"bad key"}
+		})}, []string{tsc + "[0].matchLabelKeys FieldValueForbidden", tsc + "[0].matchLabelKeys[0] FieldValueInvalid"}},
+		{"matchLabelKeys with an invalid label name", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.MatchLabelKeys = []string{"bad key"}
+		})}, []string{tsc + "[0].matchLabelKeys[0] FieldValueInvalid"}},
+		{"empty topologyKey", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) { c.TopologyKey = "" })},
+			[]string{tsc + "[0].topologyKey FieldValueRequired"}},
+		{"duplicate {topologyKey, whenUnsatisfiable}", []v1.TopologySpreadConstraint{cValid(), cWith(func(c *v1.TopologySpreadConstraint) { c.MaxSkew = 2 })},
+			[]string{tsc + "[0].{topologyKey, whenUnsatisfiable} FieldValueDuplicate"}},
+		{"unknown whenUnsatisfiable", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) { c.WhenUnsatisfiable = "Sometimes" })},
+			[]string{tsc + "[0].whenUnsatisfiable FieldValueNotSupported"}},
+		{"unknown nodeAffinityPolicy", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.NodeAffinityPolicy = ptr.To[v1.NodeInclusionPolicy]("Sometimes")
+		})}, []string{tsc + "[0].nodeAffinityPolicy FieldValueNotSupported"}},
+		{"unknown nodeTaintsPolicy", []v1.TopologySpreadConstraint{cWith(func(c *v1.TopologySpreadConstraint) {
+			c.NodeTaintsPolicy = ptr.To[v1.NodeInclusionPolicy]("honor")
+		})}, []string{tsc + "[0].nodeTaintsPolicy FieldValueNotSupported"}},
+		{"second constraint invalid", []v1.TopologySpreadConstraint{cValid(), cWith(func(c *v1.TopologySpreadConstraint) {
+			c.TopologyKey = keyHost
+			c.MaxSkew = 0
+		})}, []string{tsc + "[1].maxSkew FieldValueInvalid"}},
+		{"every error of the pod is reported", []v1.TopologySpreadConstraint{
+			cWith(func(c *v1.TopologySpreadConstraint) { c.MaxSkew = 0; c.MinDomains = ptr.To[int32](0) }),
+			cWith(func(c *v1.TopologySpreadConstraint) { c.TopologyKey = ""; c.WhenUnsatisfiable = v1.ScheduleAnyway }),
+		}, []string{tsc + "[0].maxSkew FieldValueInvalid", tsc + "[0].minDomains FieldValueInvalid", tsc + "[1].topologyKey FieldValueRequired"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := cPod(tc.cs...)
+			errs := topology.ValidateConstraints(pod)
+			want := append([]string(nil), tc.want...)
+			sort.Strings(want)
+			if got := errKeys(errs); strings.Join(got, "; ") != strings.Join(want, "; ") {
+				t.Errorf("ValidateConstraints: got %v, want %v", got, want)
+			}
+			s, err := topology.NewSpread(pod, nil)
+			if s != nil || err == nil {
+				t.Fatalf("NewSpread accepted the pod: %+v", s)
+			}
+			var inv *topology.InvalidError
+			if !errors.As(err, &inv) {
+				t.Fatalf("NewSpread error %T %v, want *InvalidError", err, err)
+			}
+			if inv.Pod != "default/bad" {
+				t.Errorf("InvalidError.Pod = %q, want default/bad", inv.Pod)
+			}
+			if got := errKeys(inv.Errs); strings.Join(got, "; ") != strings.Join(want, "; ") {
+				t.Errorf("InvalidError.Errs: got %v, want %v", got, want)
+			}
+			msg := err.Error()
+			for _, e := range inv.Errs {
+				if !strings.Contains(msg, "default/bad") || !strings.Contains(msg, e.Field) {
+					t.Errorf("error %q does not name the pod and the field %s", msg, e.Field)
+				}
+			}
+		})
+	}
+}
+
+// TestValidConstraints: constraints the API server accepts are accepted,
+// and the optional fields get the plugin's defaults.
+func TestValidConstraints(t *testing.T) {
+	pod := cPod(
+		cValid(),
+		cWith(func(c *v1.TopologySpreadConstraint) {
+			c.TopologyKey = keyHost
+			c.MinDomains = ptr.To[int32](3)
+			c.NodeAffinityPolicy = ptr.To(v1.NodeInclusionPolicyIgnore)
+			c.NodeTaintsPolicy = ptr.To(v1.NodeInclusionPolicyHonor)
+			c.MatchLabelKeys = []string{"pod-template-hash", "absent-on-pod"}
+		}),
+		cWith(func(c *v1.TopologySpreadConstraint) { c.WhenUnsatisfiable = v1.ScheduleAnyway; c.LabelSelector = nil }),
+	)
+	if errs := topology.ValidateConstraints(pod); len(errs) > 0 {
+		t.Fatalf("ValidateConstraints: %v", errs)
+	}
+	s, err := topology.NewSpread(pod, nil)
+	if err != nil {
+		t.Fatalf("NewSpread: %v", err)
+	}
+	if len(s.Hard) != 2 || len(s.Soft) != 1 || s.Soft[0].Index != 2 {
+		t.Fatalf("hard %d soft %d", len(s.Hard), len(s.Soft))
+	}
+	h0, h1 := s.Hard[0], s.Hard[1]
+	if h0.MinDomains != 1 || h0.NodeAffinityPolicy != v1.NodeInclusionPolicyHonor || h0.NodeTaintsPolicy != v1.NodeInclusionPolicyIgnore {
+		t.Errorf("defaults: minDomains %d affinity %s taints %s, want 1 Honor Ignore", h0.MinDomains, h0.NodeAffinityPolicy, h0.NodeTaintsPolicy)
+	}
+	if h1.MinDomains != 3 || h1.NodeAffinityPolicy != v1.NodeInclusionPolicyIgnore || h1.NodeTaintsPolicy != v1.NodeInclusionPolicyHonor {
+		t.Errorf("explicit: minDomains %d affinity %s taints %s", h1.MinDomains, h1.NodeAffinityPolicy, h1.NodeTaintsPolicy)
+	}
+	// matchLabelKeys: the pod's value is ANDed in; a key the pod lacks is ignored.
+	for _, tc := range []struct {
+		l    labels.Set
+		want bool
+	}{
+		{labels.Set{"app": "web", "pod-template-hash": "h1"}, true},
+		{labels.Set{"app": "web", "pod-template-hash": "h2"}, false},
+		{labels.Set{"app": "web"}, false},
+	} {
+		if got := h1.Selector.Matches(tc.l); got != tc.want {
+			t.Errorf("selector %s matches %v = %v, want %v", h1.Selector, tc.l, got, tc.want)
+		}
+	}
+	// A nil labelSelector matches nothing.
+	if s.Soft[0].Selector.Matches(labels.Set{"app": "web"}) || s.Soft[0].Selector.Empty() {
+		t.Errorf("nil labelSelector: %q must match nothing", s.Soft[0].Selector)
+	}
+}
+
+// TestMergedMatchLabelKeys: the form a 1.34+ API server stores
+// (matchLabelKeys kept, "key In (pod's value)" added to the selector) is
+// accepted, and counts and decisions are those of the unmerged form, as
+// the real 1.33 plugin (which merges again) agrees.
+func TestMergedMatchLabelKeys(t *testing.T) {
+	unmerged := cWith(func(c *v1.TopologySpreadConstraint) { c.MatchLabelKeys = []string{"pod-template-hash"} })
+	merged := cWith(func(c *v1.TopologySpreadConstraint) {
+		c.MatchLabelKeys = []string{"pod-template-hash"}
+		c.LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
+			{Key: "pod-template-hash", Operator: metav1.LabelSelectorOpIn, Values: []string{"h1"}}}
+	})
+	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB"), exNode("c1", "zoneC")}
+	h1 := map[string]string{"app": "web", "pod-template-hash": "h1"}
+	h2 := map[string]string{"app": "web", "pod-template-hash": "h2"}
+	pods := concat(exPods("a1", 2, h1), exPods("b1", 1, h1), exPods("b1", 3, h2), exPods("c1", 1, h1))
+	real := newRealScheduler(t, nil)
+
+	results := map[string]exResult{}
+	for name, c := range map[string]v1.TopologySpreadConstraint{"unmerged": unmerged, "merged": merged} {
+		pod := cPod(c)
+		if errs := topology.ValidateConstraints(pod); len(errs) > 0 {
+			t.Fatalf("%s: %v", name, errs)
+		}
+		results[name] = exRun(t, real, nil, nodes, pods, pod)
+	}
+	u, m := results["unmerged"], results["merged"]
+	for _, z := range []string{"zoneA", "zoneB", "zoneC"} {
+		if u.counts.MatchNum(0, z) != m.counts.MatchNum(0, z) {
+			t.Errorf("%s: unmerged %d, merged %d", z, u.counts.MatchNum(0, z), m.counts.MatchNum(0, z))
+		}
+	}
+	if got := []int{u.counts.MatchNum(0, "zoneA"), u.counts.MatchNum(0, "zoneB"), u.counts.MatchNum(0, "zoneC")}; fmt.Sprint(got) != "[2 1 1]" {
+		t.Errorf("counts %v, want [2 1 1] (h2 pods excluded)", got)
+	}
+	exSame(t, "admitted (unmerged)", u.admitted, []string{"b1", "c1"})
+	exSame(t, "admitted (merged)", m.admitted, u.admitted)
+	// Idempotent: the merge adds nothing to the merged form.
+	reqs, _ := m.spread.Hard[0].Selector.Requirements()
+	if len(reqs) != 2 {
+		t.Errorf("merged selector %q has %d requirements, want 2 (app, pod-template-hash once)", m.spread.Hard[0].Selector, len(reqs))
+	}
+	// Normalizing the same pod twice gives the same selector.
+	again, err := topology.NewSpread(cPod(merged), nil)
+	if err != nil || again.Hard[0].Selector.String() != m.spread.Hard[0].Selector.String() {
+		t.Errorf("second normalization: %v %v", again, err)
+	}
+}
+
+// apiServerErrors runs kube-apiserver v1.33.1's pod spec validation and
+// returns its errors under spec.topologySpreadConstraints.
+func apiServerErrors(t *testing.T, pod *v1.Pod) field.ErrorList {
+	t.Helper()
+	var spec core.PodSpec
+	if err := corev1conv.Convert_v1_PodSpec_To_core_PodSpec(&pod.Spec, &spec, nil); err != nil {
+		t.Fatalf("converting pod spec: %v", err)
+	}
+	all := corevalidation.ValidatePodSpec(&spec, &pod.ObjectMeta, field.NewPath("spec"), corevalidation.PodValidationOptions{})
+	var out field.ErrorList
+	for _, e := range all {
+		if strings.HasPrefix(e.Field, "spec.topologySpreadConstraints") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestValidationMatchesAPIServer compares ValidateConstraints with the real
+// API server validation on random (mostly invalid) constraints. The one
+// intended difference is the merged matchLabelKeys form, which 1.33 API
+// servers reject and 1.34+ API servers write; those pods are checked to be
+// accepted instead.
+func TestValidationMatchesAPIServer(t *testing.T) {
+	r := rand.New(rand.NewSource(*diffSeed))
+	policies := []*v1.NodeInclusionPolicy{nil, ptr.To(v1.NodeInclusionPolicyHonor), ptr.To(v1.NodeInclusionPolicyIgnore), ptr.To[v1.NodeInclusionPolicy]("Bogus")}
+	selectors := []func() *metav1.LabelSelector{
+		func() *metav1.LabelSelector { return nil },
+		func() *metav1.LabelSelector { return &metav1.LabelSelector{} },
+		func() *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+		},
+		func() *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}}
+		},
+		func() *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn}}}
+		},
+		func() *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchLabels: map[string]string{"bad key": "x"}}
+		},
+		func() *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchLabels: map[string]string{"app": "-bad-"}}
+		},
+		func() *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists, Values: []string{"x"}}}}
+		},
+	}
+	keySets := [][]string{nil, nil, {"pod-template-hash"}, {"app"}, {"bad key"}, {"version", "pod-template-hash"}, {"tier"}}
+	compared, merged, bad := 0, 0, 0
+	for i := 0; i < 3000; i++ {
+		var cs []v1.TopologySpreadConstraint
+		for n := 1 + r.Intn(3); n > 0; n-- {
+			c := v1.TopologySpreadConstraint{
+				MaxSkew:            pick[int32](r, -1, 0, 1, 1, 2),
+				TopologyKey:        pick(r, "", keyZone, keyZone, keyHost),
+				WhenUnsatisfiable:  pick(r, v1.DoNotSchedule, v1.DoNotSchedule, v1.ScheduleAnyway, "Sometimes"),
+				NodeAffinityPolicy: pick(r, policies...),
+				NodeTaintsPolicy:   pick(r, policies...),
+				LabelSelector:      pick(r, selectors...)(),
+				MatchLabelKeys:     pick(r, keySets...),
+			}
+			if r.Intn(3) == 0 {
+				c.MinDomains = ptr.To(pick[int32](r, -1, 0, 2))
+			}
+			if r.Intn(8) == 0 && c.LabelSelector != nil && len(c.MatchLabelKeys) > 0 {
+				// A merged key, sometimes with the pod's value.
+				k := c.MatchLabelKeys[0]
+				c.LabelSelector.MatchExpressions = append(c.LabelSelector.MatchExpressions,
+					metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpIn, Values: []string{pick(r, "h1", "web", "v9")}})
+			}
+			cs = append(cs, c)
+		}
+		pod := cPod(cs...)
+		pod.Labels["tier"] = "front"
+		got := topology.ValidateConstraints(pod)
+		want := apiServerErrors(t, pod)
+		if hasMergedForm(pod) {
+			merged++
+			// Only the merged keys may differ: 1.33 calls them overlapping.
+			want = dropMergedKeyErrors(pod, want)
+		}
+		compared++
+		if g, w := distinctErrKeys(got), distinctErrKeys(want); strings.Join(g, "; ") != strings.Join(w, "; ") {
+			bad++
+			if bad <= 3 {
+				t.Errorf("case %d: constraints %s\nengine:     %v\napi server: %v", i, describeConstraints(cs), g, w)
+			}
+		}
+	}
+	t.Logf("compared %d pods with the API server's validation (%d with the merged matchLabelKeys form): %d differ", compared, merged, bad)
+	if merged == 0 {
+		t.Errorf("no merged-form case generated")
+	}
+}
+
+// hasMergedForm reports whether a constraint of pod carries matchLabelKeys
+// key k with the selector's only mention of k being k In (pod's value).
+func hasMergedForm(pod *v1.Pod) bool {
+	for i := range pod.Spec.TopologySpreadConstraints {
+		if len(mergedKeys(pod, i)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func mergedKeys(pod *v1.Pod, i int) map[int]bool {
+	c := pod.Spec.TopologySpreadConstraints[i]
+	out := map[int]bool{}
+	if c.LabelSelector == nil {
+		return out
+	}
+	for j, k := range c.MatchLabelKeys {
+		v, ok := pod.Labels[k]
+		if _, inLabels := c.LabelSelector.MatchLabels[k]; !ok || inLabels {
+			continue
+		}
+		n, exact := 0, true
+		for _, e := range c.LabelSelector.MatchExpressions {
+			if e.Key == k {
+				n++
+				exact = exact && e.Operator == metav1.LabelSelectorOpIn && len(e.Values) == 1 && e.Values[0] == v
+			}
+		}
+		if n == 1 && exact {
+			out[j] = true
+		}
+	}
+	return out
+}
+
+// dropMergedKeyErrors removes the 1.33 "exists in both matchLabelKeys and
+// labelSelector" errors for merged keys.
+func dropMergedKeyErrors(pod *v1.Pod, errs field.ErrorList) field.ErrorList {
+	var out field.ErrorList
+	for _, e := range errs {
+		drop := false
+		for i := range pod.Spec.TopologySpreadConstraints {
+			for j := range mergedKeys(pod, i) {
+				if e.Field == fmt.Sprintf("spec.topologySpreadConstraints[%d].matchLabelKeys[%d]", i, j) && e.Type == field.ErrorTypeInvalid {
+					drop = true
+				}
+			}
+		}
+		if !drop {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func describeConstraints(cs []v1.TopologySpreadConstraint) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		sel := "<nil>"
+		if c.LabelSelector != nil {
+			sel = metav1.FormatLabelSelector(c.LabelSelector)
+		}
+		md := "nil"
+		if c.MinDomains != nil {
+			md = fmt.Sprint(*c.MinDomains)
+		}
+		pol := func(p *v1.NodeInclusionPolicy) string {
+			if p == nil {
+				return "nil"
+			}
+			return string(*p)
+		}
+		parts = append(parts, fmt.Sprintf("{maxSkew %d, key %q, %s, selector %s, matchLabelKeys %q, minDomains %s, affinity %s, taints %s}",
+			c.MaxSkew, c.TopologyKey, c.WhenUnsatisfiable, sel, c.MatchLabelKeys, md, pol(c.NodeAffinityPolicy), pol(c.NodeTaintsPolicy)))
+	}
+	return strings.Join(parts, " ")
+}
