@@ -225,16 +225,16 @@ func validateMatchLabelKeys(p *field.Path, c *v1.TopologySpreadConstraint, podLa
 	if len(c.MatchLabelKeys) == 0 {
 		return nil
 	}
-	if c.LabelSelector == nil {
-		return field.ErrorList{field.Forbidden(p, "must not be specified when labelSelector is not set")}
-	}
 	var errs field.ErrorList
+	if c.LabelSelector == nil {
+		errs = append(errs, field.Forbidden(p, "must not be specified when labelSelector is not set"))
+	}
 	for i, k := range c.MatchLabelKeys {
 		if msgs := metav1validation.ValidateLabelName(k, p.Index(i)); len(msgs) > 0 {
 			errs = append(errs, msgs...)
 			continue
 		}
-		if !selectorUsesKey(c.LabelSelector, k) {
+		if c.LabelSelector == nil || !selectorUsesKey(c.LabelSelector, k) {
 			continue
 		}
 		if v, ok := podLabels[k]; ok && selectorHasMerged(c.LabelSelector, k, v) {
