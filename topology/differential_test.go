@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -150,8 +151,24 @@ func scheduledPods(nodes []*v1.Node, pods []*v1.Pod) []*v1.Pod {
 // each of the nodes named in filterOn (all nodes when nil).
 func (r *realScheduler) run(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod, filterOn []string) realRun {
 	tb.Helper()
-	ctx := context.Background()
+	r.load(nodes, pods)
+	if filterOn == nil {
+		for _, n := range nodes {
+			filterOn = append(filterOn, n.Name)
+		}
+	}
+	return r.schedule(tb, pod, filterOn)
+}
+
+// load gives the scheduler a snapshot of the cluster, as its cache would.
+func (r *realScheduler) load(nodes []*v1.Node, pods []*v1.Pod) {
 	r.lister.snap = cache.NewSnapshot(scheduledPods(nodes, pods), nodes)
+}
+
+// schedule runs one scheduling cycle of pod on the loaded snapshot.
+func (r *realScheduler) schedule(tb testing.TB, pod *v1.Pod, filterOn []string) realRun {
+	tb.Helper()
+	ctx := context.Background()
 	state := framework.NewCycleState()
 	if _, st, _ := r.fwk.RunPreFilterPlugins(ctx, state, pod); !st.IsSuccess() {
 		tb.Fatalf("real PreFilter for pod %s: %v", pod.Name, st)
@@ -159,11 +176,6 @@ func (r *realScheduler) run(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod, pod
 	out := realRun{codes: map[string]framework.Code{}}
 	if !state.SkipFilterPlugins.Has(podtopologyspread.Name) {
 		out.matchNum = preFilterMatchNum(tb, state)
-	}
-	if filterOn == nil {
-		for _, n := range nodes {
-			filterOn = append(filterOn, n.Name)
-		}
 	}
 	for _, name := range filterOn {
 		ni, err := r.lister.snap.NodeInfos().Get(name)
@@ -331,9 +343,10 @@ type diffCase struct {
 	nodes []*v1.Node
 	pods  []*v1.Pod
 	pod   *v1.Pod
-	// added is the node that checks AdmitNew/AddNode: left out of the
-	// engine's smaller universe, registered (empty) in the real cluster.
-	added string
+	// added are the nodes that check AdmitNew/AddNode: left out of the
+	// engine's universe and registered in this order, each empty when its
+	// AdmitNew verdict is compared.
+	added []string
 	// later are the pods left out of the universe and added with AddPod.
 	later map[string]bool
 }
@@ -639,7 +652,9 @@ func genCase(seed int64, nConfigs int) *diffCase {
 	c := &diffCase{seed: seed, cfg: r.Intn(nConfigs), later: map[string]bool{}}
 	c.nodes, c.pods = genCluster(r)
 	c.pod = genIncoming(r, c.nodes, c.pods)
-	c.added = c.nodes[r.Intn(len(c.nodes))].Name
+	for _, i := range r.Perm(len(c.nodes))[:1+r.Intn(min(3, len(c.nodes)))] {
+		c.added = append(c.added, c.nodes[i].Name)
+	}
 	for _, p := range c.pods {
 		if r.Intn(3) == 0 {
 			c.later[p.Name] = true
@@ -654,11 +669,12 @@ func genCase(seed int64, nConfigs int) *diffCase {
 // diffStats shows what the random cases exercised.
 type diffStats struct {
 	cases, hard, minDomainsZero, newDomain int
+	decisions                              int // engine verdicts compared with the scheduler's
 	codes                                  map[framework.Code]int
 }
 
 type mismatch struct {
-	check  string // "Admit", "AdmitNew", "AddNode", "AddPod", "counts", "spread"
+	check  string // "Admit", "AdmitNew", "AddNode", "AddNode+AddPod", "AddPod", "counts", "spread"
 	node   string
 	engine string
 	real   string
@@ -703,6 +719,11 @@ func podsOff(pods []*v1.Pod, node string) []*v1.Pod {
 func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []mismatch {
 	cfg := cfgs[c.cfg]
 	var out []mismatch
+	decided := func() {
+		if st != nil {
+			st.decisions++
+		}
+	}
 	spread, err := topology.NewSpread(c.pod, cfg.defaults)
 	if err != nil {
 		return []mismatch{{check: "spread", engine: "invalid: " + err.Error(), real: "accepts the pod"}}
@@ -748,6 +769,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 	}
 	compareAll := func(name string, cnt *topology.Counts) {
 		for _, n := range c.nodes {
+			decided()
 			got := cnt.Admit(n)
 			if engineCode(got) != real.codes[n.Name] {
 				out = append(out, mismatch{check: name, node: n.Name, engine: verdictString(got), real: real.codes[n.Name].String()})
@@ -756,32 +778,64 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 	}
 	compareAll("Admit", counts)
 
-	// AdmitNew: the engine sees the cluster without the added node; the
-	// scheduler sees it registered, empty.
-	added := full.Node(c.added)
-	smaller, err := topology.NewUniverse(without(c.nodes, c.added), c.pods, nil, nil)
+	// AdmitNew and AddNode: the engine starts from the cluster without the
+	// added nodes and registers them one by one, as a plan does. Before
+	// each registers, AdmitNew must give the verdict the scheduler gives
+	// with that node registered (empty) next to the ones before it.
+	isAdded := map[string]bool{}
+	for _, name := range c.added {
+		isAdded[name] = true
+	}
+	var base []*v1.Node
+	for _, n := range c.nodes {
+		if !isAdded[n.Name] {
+			base = append(base, n)
+		}
+	}
+	smaller, err := topology.NewUniverse(base, c.pods, nil, nil)
 	if err != nil {
 		tb.Fatalf("NewUniverse: %v", err)
 	}
-	realNew := cfg.real.run(tb, c.nodes, podsOff(c.pods, c.added), c.pod, []string{c.added})
-	if got := smaller.Count(spread).AdmitNew(added.Node); engineCode(got) != realNew.codes[c.added] {
-		out = append(out, mismatch{check: "AdmitNew", node: c.added, engine: verdictString(got), real: realNew.codes[c.added].String()})
-	}
-
-	// AddNode: the node and its pods added to the smaller universe's counts
-	// must give the full cluster's decisions.
 	grown := smaller.Count(spread)
-	grown.AddNode(added)
-	if st != nil {
-		st.codes[realNew.codes[c.added]]++
+	seen := append([]*v1.Node(nil), base...)
+	for _, name := range c.added {
+		added := full.Node(name)
+		seen = append(seen, added.Node)
+		realNew := cfg.real.run(tb, seen, podsOff(c.pods, name), c.pod, nil)
+		decided()
+		if got := grown.AdmitNew(added.Node); engineCode(got) != realNew.codes[name] {
+			out = append(out, mismatch{check: "AdmitNew", node: name, engine: verdictString(got), real: realNew.codes[name].String()})
+		}
+		before := make([]int, len(spread.Hard))
 		for i := range spread.Hard {
-			if grown.Domains(i) > smaller.Count(spread).Domains(i) {
-				st.newDomain++
-				break
+			before[i] = grown.Domains(i)
+		}
+		// The node registers empty: every node's verdict is the
+		// scheduler's on the cluster that now includes it.
+		grown.AddNode(&topology.Node{Node: added.Node, Planned: true})
+		for _, n := range seen {
+			decided()
+			if got := grown.Admit(n); engineCode(got) != realNew.codes[n.Name] {
+				out = append(out, mismatch{check: "AddNode", node: n.Name, engine: verdictString(got), real: realNew.codes[n.Name].String()})
+			}
+		}
+		// Then its pods land.
+		for _, p := range added.Pods {
+			grown.AddPod(p, added)
+		}
+		if st != nil {
+			st.codes[realNew.codes[name]]++
+			for i := range spread.Hard {
+				if grown.Domains(i) > before[i] {
+					st.newDomain++
+					break
+				}
 			}
 		}
 	}
-	compareAll("AddNode", grown)
+	// With every node registered and its pods counted, the counts are the
+	// full cluster's.
+	compareAll("AddNode+AddPod", grown)
 
 	// AddPod: pods left out of the universe, then added one by one.
 	var early, late []*v1.Pod
@@ -852,7 +906,7 @@ func shrink(tb testing.TB, cfgs []diffConfig, c *diffCase, kind string) *diffCas
 			}
 		}
 		for i := 0; i < len(cur.nodes) && len(cur.nodes) > 1; i++ {
-			if cur.nodes[i].Name == cur.added {
+			if slices.Contains(cur.added, cur.nodes[i].Name) {
 				continue
 			}
 			next := *cur
@@ -907,8 +961,8 @@ func describe(c *diffCase, cfgs []diffConfig) string {
 		for _, t := range n.Spec.Taints {
 			fmt.Fprintf(&b, " taint=%s", t.ToString())
 		}
-		if n.Name == c.added {
-			b.WriteString(" (AdmitNew/AddNode)")
+		if j := slices.Index(c.added, n.Name); j >= 0 {
+			fmt.Fprintf(&b, " (AdmitNew/AddNode #%d)", j+1)
 		}
 		b.WriteByte('\n')
 		for _, p := range byNode[n.Name] {
@@ -944,14 +998,13 @@ func describe(c *diffCase, cfgs []diffConfig) string {
 func TestDifferential(t *testing.T) {
 	cfgs := diffConfigs(t)
 	start := time.Now()
-	n, bad, compared := *diffCases, 0, 0
+	n, bad := *diffCases, 0
 	var firstBad *diffCase
 	var firstKind string
 	stats := &diffStats{codes: map[framework.Code]int{}}
 	for i := 0; i < n; i++ {
 		c := genCase(*diffSeed+int64(i), len(cfgs))
 		ms := check(t, cfgs, c, stats)
-		compared += 3*len(c.nodes) + 1
 		if len(ms) == 0 {
 			continue
 		}
@@ -966,10 +1019,10 @@ func TestDifferential(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	summary := fmt.Sprintf("differential: %d cases, %d disagreements (seed %d, %d node decisions, %.1fs)",
-		n, bad, *diffSeed, compared, elapsed.Seconds())
+		n, bad, *diffSeed, stats.decisions, elapsed.Seconds())
 	t.Log(summary)
 	fmt.Println(summary)
-	t.Logf("scheduler decisions: %d Success, %d Unschedulable, %d UnschedulableAndUnresolvable; "+
+	t.Logf("real Filter verdicts (full clusters, registering nodes): %d Success, %d Unschedulable, %d UnschedulableAndUnresolvable; "+
 		"%d cases with hard constraints; %d constraints whose minimum minDomains forces to 0; %d AdmitNew checks on a new domain",
 		stats.codes[framework.Success], stats.codes[framework.Unschedulable], stats.codes[framework.UnschedulableAndUnresolvable],
 		stats.hard, stats.minDomainsZero, stats.newDomain)

@@ -1,0 +1,145 @@
+package topology_test
+
+import (
+	"fmt"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+const (
+	benchNodes = 5000
+	benchPods  = 50000
+	benchApps  = 20 // the spreading app is one of them: 2,500 matching pods
+)
+
+// benchCluster is 5,000 nodes in 3 zones with 50,000 pods of 20 apps, and
+// an incoming app-0 pod spread by zone and hostname (maxSkew 1 each).
+func benchCluster(b *testing.B) ([]*v1.Node, []*v1.Pod, *v1.Pod) {
+	b.Helper()
+	zones := []string{"zone-a", "zone-b", "zone-c"}
+	nodes := make([]*v1.Node, benchNodes)
+	for i := range nodes {
+		name := fmt.Sprintf("node-%05d", i)
+		nodes[i] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			keyHost: name, keyZone: zones[i%len(zones)], keyPool: diffPools[i%len(diffPools)]}}}
+	}
+	pods := make([]*v1.Pod, benchPods)
+	for i := range pods {
+		name := fmt.Sprintf("pod-%05d", i)
+		pods[i] = &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name),
+				Labels: map[string]string{"app": fmt.Sprintf("app-%d", i%benchApps), "pod-template-hash": "h1"}},
+			Spec:   v1.PodSpec{NodeName: nodes[(i*7)%benchNodes].Name},
+			Status: v1.PodStatus{Phase: v1.PodRunning},
+		}
+	}
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app-0"}}
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "incoming", Namespace: "default", Labels: map[string]string{"app": "app-0", "pod-template-hash": "h1"}},
+		Spec: v1.PodSpec{TopologySpreadConstraints: []v1.TopologySpreadConstraint{
+			{MaxSkew: 1, TopologyKey: keyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel},
+			{MaxSkew: 1, TopologyKey: keyHost, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel},
+		}},
+	}
+	return nodes, pods, pod
+}
+
+func benchSetup(b *testing.B) (*topology.Universe, *topology.Spread, []*v1.Node) {
+	b.Helper()
+	nodes, pods, pod := benchCluster(b)
+	u, err := topology.NewUniverse(nodes, pods, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := topology.NewSpread(pod, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return u, s, nodes
+}
+
+// BenchmarkCount: one PreFilter-equivalent count over 5,000 nodes and
+// 50,000 pods.
+func BenchmarkCount(b *testing.B) {
+	u, s, _ := benchSetup(b)
+	c := u.Count(s)
+	if c.Domains(0) != 3 || c.Domains(1) != benchNodes {
+		b.Fatalf("domains %d/%d", c.Domains(0), c.Domains(1))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		u.Count(s)
+	}
+}
+
+// BenchmarkAdmit: one Filter-equivalent decision (ns/op is per node).
+func BenchmarkAdmit(b *testing.B) {
+	u, s, nodes := benchSetup(b)
+	c := u.Count(s)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.Admit(nodes[i%len(nodes)])
+	}
+}
+
+// BenchmarkAdmitAllNodes: Filter over all 5,000 nodes after one count.
+func BenchmarkAdmitAllNodes(b *testing.B) {
+	u, s, nodes := benchSetup(b)
+	c := u.Count(s)
+	admitted := 0
+	for _, n := range nodes {
+		if c.Admit(n) == nil {
+			admitted++
+		}
+	}
+	if admitted == 0 || admitted == len(nodes) {
+		b.Fatalf("%d of %d nodes admitted: the benchmark must exercise both outcomes", admitted, len(nodes))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, n := range nodes {
+			c.Admit(n)
+		}
+	}
+}
+
+// BenchmarkAdmitNew: the decision for a node a scale-up would add in a new
+// zone.
+func BenchmarkAdmitNew(b *testing.B) {
+	u, s, _ := benchSetup(b)
+	c := u.Count(s)
+	tmpl := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "template", Labels: map[string]string{keyHost: "template", keyZone: "zone-d"}}}
+	if r := c.AdmitNew(tmpl); r != nil {
+		b.Fatalf("AdmitNew: %v", r)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.AdmitNew(tmpl)
+	}
+}
+
+// BenchmarkRealPlugin is the reference: the real v1.33.1 plugin's PreFilter
+// plus Filter over the same 5,000 nodes, through the framework.
+func BenchmarkRealPlugin(b *testing.B) {
+	nodes, pods, pod := benchCluster(b)
+	real := newRealScheduler(b, nil)
+	real.load(nodes, pods)
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		real.schedule(b, pod, names)
+	}
+}
