@@ -14,8 +14,10 @@ ETCD_VERSION=3.5.21
 K8S_VERSION=1.33.1
 KWOK_VERSION=0.7.0
 
+# The helper module is self-contained: ignore module flags meant for the
+# main module (-modfile, -mod).
 export GONOSUMDB="${GONOSUMDB:-k8s.io/autoscaler}"
-export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+export GOFLAGS=-buildvcs=false
 
 gover="$(go env GOVERSION)"
 sumhash="$(cat "$tools/go.mod" "$tools/go.sum" | sha256sum | cut -c1-12)"

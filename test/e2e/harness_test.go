@@ -1,0 +1,614 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+const (
+	// groupLabel carries the node group id: the kwok provider's
+	// nodegroups.fromNodeLabelKey.
+	groupLabel = "spreadscale.e2e/group"
+	// scenarioLabel marks every node of a scenario, for cleanup.
+	scenarioLabel = "spreadscale.e2e/scenario"
+	// registeringTaint is on every node the kwok provider creates, until the
+	// registrar below has done what a kubelet would (hostname label). CA
+	// gets it as --startup-taint, so templates ignore it.
+	registeringTaint = "spreadscale.e2e/registering"
+
+	kwokManagedAnnotation = "kwok.x-k8s.io/node"
+	kwokGroupAnnotation   = "cluster-autoscaler.kwok.nodegroup/name"
+	kwokMinAnnotation     = "cluster-autoscaler.kwok.nodegroup/min-count"
+	kwokMaxAnnotation     = "cluster-autoscaler.kwok.nodegroup/max-count"
+
+	zoneLabel = corev1.LabelTopologyZone
+
+	nodeCPU    = "2"
+	nodeMemory = "8Gi"
+	podImage   = "registry.k8s.io/pause:3.10"
+
+	scanInterval = 2 * time.Second
+)
+
+// nodeGroup is one kwok node group of a scenario: all its nodes are in Zone.
+type nodeGroup struct {
+	Zone    string
+	Initial int
+	Max     int
+}
+
+// autoscaler is a CA configuration under test.
+type autoscaler struct {
+	Name string
+	Args []string
+}
+
+var (
+	spreadscaleCA = autoscaler{Name: "spreadscale", Args: []string{"--expander=topology-spread,least-waste", "--estimator=topology-spread"}}
+	stockCA       = autoscaler{Name: "stock (random/binpacking)", Args: []string{"--expander=random", "--estimator=binpacking"}}
+)
+
+// scenario is one test run: its namespaces, node groups and CA process.
+type scenario struct {
+	t      *testing.T
+	id     string
+	ns     string
+	caNS   string
+	groups []nodeGroup
+	ca     *caProcess
+	row    row
+	// stopRegistrar stops the node registration loop.
+	stopRegistrar context.CancelFunc
+	// created is when the workload was created.
+	created time.Time
+}
+
+// newScenario creates the namespaces, the kwok provider ConfigMaps and the
+// initial nodes of groups, then starts CA. Everything is torn down when the
+// test ends, and the scenario's row is added to the report.
+func newScenario(t *testing.T, id, title string, a autoscaler, groups []nodeGroup) *scenario {
+	t.Helper()
+	s := &scenario{
+		t:      t,
+		id:     id,
+		ns:     "e2e-" + id,
+		caNS:   "ca-" + id,
+		groups: groups,
+		row:    row{Scenario: title, Autoscaler: a.Name, Seconds: -1},
+	}
+	// Registered first, so it runs last: after the teardown, with the final
+	// test result.
+	t.Cleanup(func() {
+		switch {
+		case t.Failed():
+			s.row.Result = "FAIL"
+		case s.row.Result == "":
+			s.row.Result = "PASS"
+		}
+		env.report.add(s.row)
+	})
+	t.Cleanup(s.teardown)
+
+	ctx := context.Background()
+	for _, ns := range []string{s.ns, s.caNS} {
+		_, err := env.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("creating namespace %s: %v", ns, err)
+		}
+	}
+	s.createProviderConfig()
+	regCtx, cancel := context.WithCancel(ctx)
+	s.stopRegistrar = cancel
+	go s.registrar(regCtx)
+	s.createInitialNodes()
+	s.ca = startCA(t, s, a)
+	return s
+}
+
+func (s *scenario) groupID(zone string) string { return s.id + "-" + zone }
+
+func (s *scenario) nodeLabels(g nodeGroup) map[string]string {
+	return map[string]string{
+		groupLabel:               s.groupID(g.Zone),
+		scenarioLabel:            s.id,
+		zoneLabel:                g.Zone,
+		corev1.LabelOSStable:     "linux",
+		corev1.LabelArchStable:   "amd64",
+		"type":                   "kwok",
+		"node.kubernetes.io/e2e": "true",
+	}
+}
+
+func nodeResources() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(nodeCPU),
+		corev1.ResourceMemory: resource.MustParse(nodeMemory),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+}
+
+// createProviderConfig writes the kwok provider's two ConfigMaps: its
+// config and the node templates (one per group; the kwok provider reads the
+// group's min and max from annotations and its size from the nodes present).
+func (s *scenario) createProviderConfig() {
+	s.t.Helper()
+	config := strings.Join([]string{
+		"apiVersion: v1alpha1",
+		"readNodesFrom: configmap",
+		"nodegroups:",
+		"  fromNodeLabelKey: " + strconv.Quote(groupLabel),
+		"nodes:",
+		"  skipTaint: true",
+		"configmap:",
+		"  name: kwok-provider-templates",
+	}, "\n") + "\n"
+
+	var items []corev1.Node
+	for _, g := range s.groups {
+		items = append(items, corev1.Node{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:   s.groupID(g.Zone),
+				Labels: s.nodeLabels(g),
+				Annotations: map[string]string{
+					kwokMinAnnotation: "0",
+					kwokMaxAnnotation: strconv.Itoa(g.Max),
+				},
+			},
+			Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: registeringTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
+			Status: corev1.NodeStatus{
+				Capacity:    nodeResources(),
+				Allocatable: nodeResources(),
+			},
+		})
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	templates, err := json.Marshal(list)
+	if err != nil {
+		s.t.Fatalf("encoding node templates: %v", err)
+	}
+	for name, data := range map[string]map[string]string{
+		"kwok-provider-config":    {"config": config},
+		"kwok-provider-templates": {"templates": string(templates)},
+	} {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.caNS}, Data: data}
+		if _, err := env.client.CoreV1().ConfigMaps(s.caNS).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			s.t.Fatalf("creating ConfigMap %s/%s: %v", s.caNS, name, err)
+		}
+	}
+}
+
+// createInitialNodes creates the groups' initial nodes the way the kwok
+// provider would, and waits until they are Ready and schedulable.
+func (s *scenario) createInitialNodes() {
+	s.t.Helper()
+	ctx := context.Background()
+	var names []string
+	for _, g := range s.groups {
+		for i := 0; i < g.Initial; i++ {
+			name := fmt.Sprintf("%s-init-%d", s.groupID(g.Zone), i)
+			labels := s.nodeLabels(g)
+			labels[corev1.LabelHostname] = name
+			node := &corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:   name,
+					Labels: labels,
+					Annotations: map[string]string{
+						kwokManagedAnnotation: "fake",
+						kwokGroupAnnotation:   s.groupID(g.Zone),
+					},
+				},
+				Spec:   corev1.NodeSpec{ProviderID: "kwok:" + name},
+				Status: corev1.NodeStatus{Capacity: nodeResources(), Allocatable: nodeResources()},
+			}
+			if _, err := env.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+				s.t.Fatalf("creating node %s: %v", name, err)
+			}
+			names = append(names, name)
+		}
+	}
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		for _, name := range names {
+			n, err := env.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			if !nodeUsable(n) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		s.t.Fatalf("initial nodes %v did not become Ready and untainted: %v", names, err)
+	}
+	for _, name := range names {
+		n, err := env.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if got := n.Status.Allocatable.Cpu().String(); got != nodeCPU {
+			s.t.Fatalf("node %s has allocatable cpu %s, want %s (status not kept on create?)", name, got, nodeCPU)
+		}
+	}
+}
+
+func nodeUsable(n *corev1.Node) bool {
+	ready := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			ready = true
+		}
+	}
+	return ready && len(n.Spec.Taints) == 0
+}
+
+// registrar does, for nodes the kwok provider creates, what a kubelet does
+// when it registers: set the hostname label to the node's name (the kwok
+// provider copies the template's labels verbatim). It then lifts the
+// registering taint.
+func (s *scenario) registrar(ctx context.Context) {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		nodes, err := env.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id})
+		if err != nil {
+			continue
+		}
+		for i := range nodes.Items {
+			n := &nodes.Items[i]
+			var kept []corev1.Taint
+			registering := false
+			for _, taint := range n.Spec.Taints {
+				if taint.Key == registeringTaint {
+					registering = true
+					continue
+				}
+				kept = append(kept, taint)
+			}
+			if !registering {
+				continue
+			}
+			n.Spec.Taints = kept
+			n.Labels[corev1.LabelHostname] = n.Name
+			// Conflicts are retried on the next tick.
+			_, _ = env.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		}
+	}
+}
+
+// teardown deletes the workload, stops CA (whose kwok provider deletes its
+// nodes on exit), checks that the nodes are gone and deletes the rest.
+func (s *scenario) teardown() {
+	t := s.t
+	ctx := context.Background()
+	if err := deleteNamespace(ctx, s.ns); err != nil {
+		t.Errorf("deleting namespace %s: %v", s.ns, err)
+	}
+	if s.ca != nil {
+		if err := s.ca.stop(); err != nil {
+			t.Errorf("stopping cluster-autoscaler: %v", err)
+		}
+	}
+	if s.stopRegistrar != nil {
+		s.stopRegistrar()
+	}
+	sel := metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id}
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		nodes, err := env.client.CoreV1().Nodes().List(ctx, sel)
+		return err == nil && len(nodes.Items) == 0, nil
+	})
+	if err != nil {
+		nodes, _ := env.client.CoreV1().Nodes().List(ctx, sel)
+		var left []string
+		for _, n := range nodes.Items {
+			left = append(left, n.Name)
+		}
+		t.Errorf("cluster-autoscaler's kwok provider left nodes behind on exit: %v; deleting them", left)
+		_ = env.client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+	}
+	if err := deleteNamespace(ctx, s.caNS); err != nil {
+		t.Errorf("deleting namespace %s: %v", s.caNS, err)
+	}
+	if t.Failed() && s.ca != nil {
+		t.Logf("cluster-autoscaler log: %s\n--- last lines ---\n%s", s.ca.logPath, tail(s.ca.logPath, 40))
+	}
+}
+
+func deleteNamespace(ctx context.Context, ns string) error {
+	err := env.client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := env.client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+}
+
+// markCreated records the workload creation time.
+func (s *scenario) markCreated() { s.created = time.Now() }
+
+// waitRunning waits until want pods matching selector run, and records the
+// seconds since markCreated in the report row. It returns false on timeout.
+func (s *scenario) waitRunning(selector string, want int, timeout time.Duration) bool {
+	s.t.Helper()
+	ctx := context.Background()
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return false, nil
+		}
+		running := 0
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+				running++
+			}
+		}
+		return running >= want, nil
+	})
+	if err != nil {
+		return false
+	}
+	s.row.Seconds = time.Since(s.created).Seconds()
+	return true
+}
+
+// settle waits a few CA loops so that any further scale-up would show.
+func (s *scenario) settle() { time.Sleep(4 * scanInterval) }
+
+// podsPerZone counts the running pods matching selector per zone, with
+// every zone of the scenario present (0 when empty).
+func (s *scenario) podsPerZone(selector string) map[string]int {
+	s.t.Helper()
+	ctx := context.Background()
+	counts := map[string]int{}
+	for _, g := range s.groups {
+		counts[g.Zone] = 0
+	}
+	nodes, err := env.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		s.t.Fatalf("listing nodes: %v", err)
+	}
+	zoneOf := map[string]string{}
+	for _, n := range nodes.Items {
+		zoneOf[n.Name] = n.Labels[zoneLabel]
+	}
+	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		s.t.Fatalf("listing pods: %v", err)
+	}
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != "" {
+			counts[zoneOf[p.Spec.NodeName]]++
+		}
+	}
+	return counts
+}
+
+// groupSizes returns the number of nodes of every group, keyed by zone.
+func (s *scenario) groupSizes() map[string]int {
+	s.t.Helper()
+	sizes := map[string]int{}
+	for _, g := range s.groups {
+		sizes[g.Zone] = 0
+	}
+	nodes, err := env.client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id})
+	if err != nil {
+		s.t.Fatalf("listing nodes: %v", err)
+	}
+	for _, n := range nodes.Items {
+		sizes[n.Labels[zoneLabel]]++
+	}
+	return sizes
+}
+
+// record fills the report row with the final state.
+func (s *scenario) record(selector string) {
+	s.row.Loops = s.ca.scaleUpLoops()
+	s.row.PodsPerZone = s.podsPerZone(selector)
+	s.row.NodesPerGroup = s.groupSizes()
+}
+
+// skew is max - min over the counts.
+func skew(counts map[string]int) int {
+	first := true
+	lo, hi := 0, 0
+	for _, c := range counts {
+		if first || c < lo {
+			lo = c
+		}
+		if first || c > hi {
+			hi = c
+		}
+		first = false
+	}
+	return hi - lo
+}
+
+// caProcess is a running cluster-autoscaler.
+type caProcess struct {
+	cmd     *exec.Cmd
+	logPath string
+	logFile *os.File
+	addr    string
+	exited  chan struct{}
+	waitErr error
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startCA starts cluster-autoscaler with the kwok provider for s and waits
+// until it has run its first loop (it then writes its status ConfigMap).
+func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	args := []string{
+		"--cloud-provider=kwok",
+		"--kubeconfig=" + env.kubeconfig,
+		"--namespace=" + s.caNS,
+		"--address=" + addr,
+		"--leader-elect=true",
+		"--leader-elect-resource-name=cluster-autoscaler",
+		"--scan-interval=" + scanInterval.String(),
+		"--scale-down-enabled=false",
+		"--max-node-provision-time=2m",
+		"--balancing-ignore-label=" + groupLabel,
+		"--balancing-ignore-label=" + scenarioLabel,
+		"--startup-taint=" + registeringTaint,
+		"--kube-client-qps=50",
+		"--kube-client-burst=100",
+		"--v=" + strconv.Itoa(*caVerbosity),
+	}
+	args = append(args, a.Args...)
+	logPath := filepath.Join(env.artifacts, "logs", "ca-"+s.id+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "# %s %s\n", env.caBinary, strings.Join(args, " "))
+	cmd := exec.Command(env.caBinary, args...)
+	cmd.Env = append(os.Environ(),
+		"KWOK_PROVIDER_MODE=local",
+		"KUBECONFIG="+env.kubeconfig,
+		"POD_NAMESPACE="+s.caNS,
+	)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Fatalf("starting %s: %v", env.caBinary, err)
+	}
+	p := &caProcess{cmd: cmd, logPath: logPath, logFile: f, addr: addr, exited: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Logf("cluster-autoscaler (%s) pid %d, log %s", a.Name, cmd.Process.Pid, logPath)
+
+	ctx := context.Background()
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		select {
+		case <-p.exited:
+			return false, fmt.Errorf("cluster-autoscaler exited: %v", p.waitErr)
+		default:
+		}
+		if _, err := env.client.CoreV1().ConfigMaps(s.caNS).Get(ctx, "cluster-autoscaler-status", metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		resp, err := http.Get("http://" + addr + "/health-check")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		s.ca = p
+		t.Fatalf("cluster-autoscaler did not become ready: %v", err)
+	}
+	return p
+}
+
+// stop sends SIGTERM and waits for CA to clean up and exit.
+func (p *caProcess) stop() error {
+	defer p.logFile.Close()
+	select {
+	case <-p.exited:
+		return fmt.Errorf("cluster-autoscaler had already exited: %v", p.waitErr)
+	default:
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		return nil
+	case <-time.After(60 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.exited
+		return fmt.Errorf("cluster-autoscaler did not exit within 60s of SIGTERM; killed")
+	}
+}
+
+// logLines returns the lines of CA's log containing substr.
+func (p *caProcess) logLines(substr string) []string {
+	f, err := os.Open(p.logPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), substr) {
+			out = append(out, sc.Text())
+		}
+	}
+	return out
+}
+
+// scaleUpLoops counts the loops that executed a scale-up plan.
+func (p *caProcess) scaleUpLoops() int { return len(p.logLines("Final scale-up plan")) }
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// sortedKeys is for stable messages.
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,101 @@
+//go:build e2e
+
+// Package e2e runs spreadscale's cluster-autoscaler against a real control
+// plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
+// kwok) started by hack/e2e/run.sh. Every scenario starts its own CA process
+// with the kwok cloud provider and a fresh set of node groups, waits for the
+// workload, asserts on the cluster and tears everything down again.
+//
+// Run it through `make e2e`; by hand:
+//
+//	go test -tags e2e ./test/e2e/ -args -kubeconfig=<file> -ca-binary=<file> -artifacts=<dir>
+package e2e
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+var (
+	kubeconfigFlag = flag.String("kubeconfig", "", "kubeconfig of the test cluster (required)")
+	caBinaryFlag   = flag.String("ca-binary", "", "spreadscale cluster-autoscaler binary built with -tags kwok (required)")
+	artifactsFlag  = flag.String("artifacts", "", "folder for CA logs and report.txt (default: a temporary folder)")
+	timeoutFlag    = flag.Duration("scenario-timeout", 5*time.Minute, "how long a scenario waits for its pods to run")
+	caVerbosity    = flag.Int("ca-v", 4, "klog verbosity of the cluster-autoscaler processes")
+)
+
+// env is shared by all scenarios.
+var env struct {
+	client     kubernetes.Interface
+	kubeconfig string
+	caBinary   string
+	artifacts  string
+	report     *report
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if err := setup(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e setup: %v\n", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	if err := env.report.write(os.Stdout, filepath.Join(env.artifacts, "report.txt")); err != nil {
+		fmt.Fprintf(os.Stderr, "writing the report: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func setup() error {
+	if *kubeconfigFlag == "" || *caBinaryFlag == "" {
+		return fmt.Errorf("-kubeconfig and -ca-binary are required (run the suite with `make e2e`)")
+	}
+	kc, err := filepath.Abs(*kubeconfigFlag)
+	if err != nil {
+		return err
+	}
+	bin, err := filepath.Abs(*caBinaryFlag)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		return fmt.Errorf("-ca-binary %s: not a file (%v)", bin, err)
+	}
+	art := *artifactsFlag
+	if art == "" {
+		if art, err = os.MkdirTemp("", "spreadscale-e2e-"); err != nil {
+			return err
+		}
+	}
+	if art, err = filepath.Abs(art); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(art, "logs"), 0o755); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		return fmt.Errorf("loading %s: %v", kc, err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	env.client = client
+	env.kubeconfig = kc
+	env.caBinary = bin
+	env.artifacts = art
+	env.report = &report{}
+	return nil
+}

@@ -1,0 +1,273 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+)
+
+// threeZones is the usual layout: zone-a and zone-b have one 2-CPU node,
+// zone-c none; every group can grow to 10.
+var threeZones = []nodeGroup{
+	{Zone: "zone-a", Initial: 1, Max: 10},
+	{Zone: "zone-b", Initial: 1, Max: 10},
+	{Zone: "zone-c", Initial: 0, Max: 10},
+}
+
+// TestE2E runs the scenarios in a fixed order, one CA process each.
+func TestE2E(t *testing.T) {
+	t.Run("zone-spread-spreadscale", func(t *testing.T) { zoneSpread(t, "zs-ss", spreadscaleCA, true) })
+	t.Run("zone-spread-stock", func(t *testing.T) { zoneSpread(t, "zs-stock", stockCA, false) })
+	t.Run("min-domains", minDomains)
+	t.Run("unsatisfiable", unsatisfiable)
+	t.Run("redis-statefulsets", redisStatefulSets)
+}
+
+func podTemplate(labels map[string]string, cpu string, spread []corev1.TopologySpreadConstraint, affinity *corev1.Affinity, nodeSelector map[string]string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name:  "app",
+				Image: podImage,
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU:    resource.MustParse(cpu),
+					corev1.ResourceMemory: resource.MustParse("64Mi"),
+				}},
+			}},
+			TopologySpreadConstraints:     spread,
+			Affinity:                      affinity,
+			NodeSelector:                  nodeSelector,
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}
+}
+
+func deployment(name string, replicas int32, tmpl corev1.PodTemplateSpec) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: tmpl.Labels},
+			Template: tmpl,
+		},
+	}
+}
+
+func hardSpread(key string, selector map[string]string, minDomains *int32) corev1.TopologySpreadConstraint {
+	return corev1.TopologySpreadConstraint{
+		MaxSkew:           1,
+		TopologyKey:       key,
+		WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: selector},
+		MinDomains:        minDomains,
+	}
+}
+
+func (s *scenario) createDeployment(d *appsv1.Deployment) {
+	s.t.Helper()
+	if _, err := env.client.AppsV1().Deployments(s.ns).Create(context.Background(), d, metav1.CreateOptions{}); err != nil {
+		s.t.Fatalf("creating Deployment %s: %v", d.Name, err)
+	}
+}
+
+// zoneSpread: 6 pods of 1.5 CPU (one per 2-CPU node) spread over zones with
+// maxSkew 1; two pods fit the existing nodes. With assertions (spreadscale)
+// all pods must run 2/2/2 after exactly one scale-up loop; without (stock CA)
+// the outcome is only reported.
+func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
+	s := newScenario(t, id, "zone-spread 6x1.5cpu", a, threeZones)
+	labels := map[string]string{"app": "web"}
+	s.markCreated()
+	s.createDeployment(deployment("web", 6, podTemplate(labels, "1500m",
+		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil)}, nil, nil)))
+
+	timeout := *timeoutFlag
+	if !assert && timeout > 3*time.Minute {
+		// Stock CA may never open zone-c; do not wait for long.
+		timeout = 3 * time.Minute
+	}
+	ran := s.waitRunning("app=web", 6, timeout)
+	s.settle()
+	s.record("app=web")
+	t.Logf("%s: all running=%v after %.1fs, loops=%d, pods per zone %v, nodes per group %v",
+		a.Name, ran, s.row.Seconds, s.row.Loops, s.row.PodsPerZone, s.row.NodesPerGroup)
+
+	if !assert {
+		s.row.Result = "ran"
+		var notes []string
+		if !ran {
+			notes = append(notes, fmt.Sprintf("not all pods ran within %v", timeout))
+		}
+		if sk := skew(s.row.PodsPerZone); sk > 1 {
+			notes = append(notes, fmt.Sprintf("zone skew %d over 3 zones", sk))
+		}
+		s.row.Note = strings.Join(notes, "; ")
+		return
+	}
+	if !ran {
+		t.Errorf("not all 6 pods ran within %v", timeout)
+	}
+	if sk := skew(s.row.PodsPerZone); sk > 1 {
+		t.Errorf("pods per zone %v: skew %d over the three zones exceeds maxSkew 1", s.row.PodsPerZone, sk)
+	}
+	if s.row.Loops != 1 {
+		t.Errorf("scale-up took %d loops, want exactly 1; plans:\n%s", s.row.Loops, strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
+	}
+}
+
+// minDomains: minDomains 3 while only zone-a and zone-b have nodes, so each
+// zone may hold one pod until a third zone exists: the zone-c group must be
+// opened, then 6 small pods spread 2/2/2.
+func minDomains(t *testing.T) {
+	s := newScenario(t, "mindom", "minDomains=3, 2 zones realized", spreadscaleCA, threeZones)
+	labels := map[string]string{"app": "md"}
+	s.markCreated()
+	s.createDeployment(deployment("md", 6, podTemplate(labels, "250m",
+		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, ptr.To[int32](3))}, nil, nil)))
+
+	ran := s.waitRunning("app=md", 6, *timeoutFlag)
+	s.settle()
+	s.record("app=md")
+	if !ran {
+		t.Errorf("not all 6 pods ran within %v", *timeoutFlag)
+	}
+	if s.row.NodesPerGroup["zone-c"] < 1 {
+		t.Errorf("the zone-c group was not opened: nodes per group %v", s.row.NodesPerGroup)
+	}
+	if sk := skew(s.row.PodsPerZone); sk > 1 || s.row.PodsPerZone["zone-c"] == 0 {
+		t.Errorf("pods per zone %v violate maxSkew 1 over three zones", s.row.PodsPerZone)
+	}
+}
+
+// unsatisfiable: the pod's required node affinity allows only zone-a, whose
+// group is at its max size with its node full. CA must not scale up any
+// group and must say why on the pod.
+func unsatisfiable(t *testing.T) {
+	groups := []nodeGroup{
+		{Zone: "zone-a", Initial: 1, Max: 1},
+		{Zone: "zone-b", Initial: 1, Max: 10},
+		{Zone: "zone-c", Initial: 0, Max: 10},
+	}
+	s := newScenario(t, "unsat", "affinity to a zone at max size", spreadscaleCA, groups)
+	filler := map[string]string{"app": "filler"}
+	s.createDeployment(deployment("filler", 1, podTemplate(filler, "1500m", nil, nil, map[string]string{zoneLabel: "zone-a"})))
+	if !s.waitRunning("app=filler", 1, 2*time.Minute) {
+		t.Fatalf("the filler pod did not run on zone-a's node")
+	}
+	before := s.groupSizes()
+	loopsBefore := s.ca.scaleUpLoops()
+
+	labels := map[string]string{"app": "stuck"}
+	affinity := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: zoneLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-a"}}},
+		}}},
+	}}
+	s.markCreated()
+	s.createDeployment(deployment("stuck", 1, podTemplate(labels, "1500m",
+		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil)}, affinity, nil)))
+
+	// CA explains a pod it cannot help with a NotTriggerScaleUp event.
+	ctx := context.Background()
+	var reason string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		events, err := env.client.CoreV1().Events(s.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, e := range events.Items {
+			if e.Reason == "NotTriggerScaleUp" && strings.HasPrefix(e.InvolvedObject.Name, "stuck-") {
+				reason = e.Message
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("no NotTriggerScaleUp event for the stuck pod within 90s")
+	} else {
+		t.Logf("NotTriggerScaleUp: %s", reason)
+		s.row.Note = "event: " + reason
+		if !strings.Contains(reason, "max node group size reached") {
+			t.Errorf("NotTriggerScaleUp message %q does not name the group at its max size", reason)
+		}
+	}
+	// Keep watching for a while: no loop may scale anything up.
+	time.Sleep(10 * scanInterval)
+	s.record("app=stuck")
+	after := s.row.NodesPerGroup
+	for _, zone := range sortedKeys(before) {
+		if after[zone] != before[zone] {
+			t.Errorf("group %s changed size from %d to %d", zone, before[zone], after[zone])
+		}
+	}
+	if s.row.Loops != loopsBefore {
+		t.Errorf("CA ran %d scale-up loop(s) for an unsatisfiable pod:\n%s", s.row.Loops-loopsBefore,
+			strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
+	}
+	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=stuck"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			t.Errorf("pod %s was scheduled to %s; it should have stayed pending", p.Name, p.Spec.NodeName)
+		}
+	}
+}
+
+// redisStatefulSets: 3 shards x 3 replicas of 0.75 CPU (two per node); all
+// redis pods spread over hostnames, each shard spread over zones, and a
+// shard's replicas repel each other per zone. Needs two nodes per zone.
+func redisStatefulSets(t *testing.T) {
+	s := newScenario(t, "redis", "redis 3 shards x 3 replicas", spreadscaleCA, threeZones)
+	s.markCreated()
+	for shard := 0; shard < 3; shard++ {
+		name := fmt.Sprintf("redis-%d", shard)
+		labels := map[string]string{"app": "redis", "shard": name}
+		affinity := &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+				TopologyKey:   zoneLabel,
+			}},
+		}}
+		spread := []corev1.TopologySpreadConstraint{
+			hardSpread(corev1.LabelHostname, map[string]string{"app": "redis"}, nil),
+			hardSpread(zoneLabel, labels, nil),
+		}
+		ss := &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: appsv1.StatefulSetSpec{
+				Replicas:            ptr.To[int32](3),
+				ServiceName:         name,
+				PodManagementPolicy: appsv1.ParallelPodManagement,
+				Selector:            &metav1.LabelSelector{MatchLabels: labels},
+				Template:            podTemplate(labels, "750m", spread, affinity, nil),
+			},
+		}
+		if _, err := env.client.AppsV1().StatefulSets(s.ns).Create(context.Background(), ss, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating StatefulSet %s: %v", name, err)
+		}
+	}
+	ran := s.waitRunning("app=redis", 9, *timeoutFlag)
+	s.settle()
+	s.record("app=redis")
+	if !ran {
+		t.Errorf("not all 9 redis pods ran within %v", *timeoutFlag)
+	}
+	if got := s.row.PodsPerZone; got["zone-a"] != 3 || got["zone-b"] != 3 || got["zone-c"] != 3 {
+		t.Errorf("pods per zone %v, want 3 per zone (one replica of each shard)", got)
+	}
+}
