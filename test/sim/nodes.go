@@ -17,12 +17,23 @@ import (
 // capacity of a node or template that declares none.
 const defaultMaxPods = 110
 
-// readySince is how long before the start of a Run the existing nodes (when
-// they carry no Ready condition) and each new node (at registration) became
-// Ready. It exceeds CA's one-minute template stabilization delay, so CA's
-// template provider treats them as stable nodes, like a node that finished
-// booting while CA waited for it.
+// readySince is how long before the simulated start the existing nodes that
+// carry no Ready condition became Ready.
 const readySince = 2 * time.Minute
+
+// simEpoch is the simulated start of every Run. Node timestamps derive from
+// it rather than from the wall clock, so that a Result is reproducible: an
+// existing node without a Ready condition is Ready since simEpoch minus
+// readySince, and a node registered in loop L is created and Ready at
+// simEpoch plus L times loopInterval. All of these lie long before the wall
+// clock, so CA's template provider treats every node as stable (past its
+// one-minute stabilization delay), like a node that finished booting while
+// CA waited for it.
+var simEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// loopInterval is CA's default --scan-interval, the simulated time between
+// loops.
+const loopInterval = 10 * time.Second
 
 // normalizeNode completes a node the way a kubelet and the cloud provider
 // would, in place: Spec.ProviderID is the node name (the instance id of CA's

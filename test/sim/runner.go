@@ -115,8 +115,7 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 // newRunner copies the scenario and builds the scheduler and the CA
 // components.
 func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
-	start := time.Now()
-	readyAt := start.Add(-readySince)
+	readyAt := simEpoch.Add(-readySince)
 	r := &runner{
 		scenario:    s,
 		cfg:         cfg,
@@ -335,6 +334,10 @@ func (r *runner) listers() kube_util.ListerRegistry {
 // pod list processor, then ScaleUp unless no pod needs help or the ready
 // nodes already reach --max-nodes-total. The nodes of the executed
 // scale-ups are registered before it returns.
+//
+// CA's clocks run on the wall clock (the orchestrator reads time.Now() for
+// scale-up requests and backoff), so the ClusterStateRegistry and the
+// template provider get the wall-clock time too.
 func (r *runner) autoscale(loop int) ([]ScaleUp, error) {
 	now := time.Now()
 	r.actx.ListerRegistry = r.listers()
@@ -399,7 +402,7 @@ func (r *runner) autoscale(loop int) ([]ScaleUp, error) {
 		}
 		scaleUps = append(scaleUps, ScaleUp{NodeGroup: g, From: before[g], To: after[g]})
 		for i := before[g]; i < after[g]; i++ {
-			r.registerNode(g, now.Add(-readySince))
+			r.registerNode(g, simEpoch.Add(time.Duration(loop)*loopInterval))
 		}
 	}
 	return scaleUps, nil
