@@ -604,3 +604,106 @@ func withPolicies(c v1.TopologySpreadConstraint, affinity, taints v1.NodeInclusi
 	}
 	return c
 }
+
+// exCluster is the planner's view of the other scheduler filters: node
+// affinity and NoSchedule/NoExecute taints (no resources: any number of
+// pods fit a node).
+type exCluster struct{ nodes map[string]*v1.Node }
+
+func (c *exCluster) CheckNew(pod *v1.Pod, _ string, node *v1.Node) error {
+	if !exUsable(pod, node) {
+		return fmt.Errorf("node affinity or taints")
+	}
+	return nil
+}
+
+func (c *exCluster) Check(pod *v1.Pod, nodeName string) error {
+	return c.CheckNew(pod, "", c.nodes[nodeName])
+}
+
+func (c *exCluster) AddNode(_ string, node *v1.Node) error {
+	if c.nodes == nil {
+		c.nodes = map[string]*v1.Node{}
+	}
+	c.nodes[node.Name] = node
+	return nil
+}
+
+func (c *exCluster) AddPod(*v1.Pod, string) error { return nil }
+
+// checkPlan replays plan through the real scheduler: each placement, in
+// order, must pass PodTopologySpread's Filter on the cluster of the
+// existing nodes plus the nodes planned so far, with the pods placed
+// before it bound.
+func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *topology.Plan) []string {
+	tb.Helper()
+	index := map[string]int{}
+	for i, pn := range plan.Nodes {
+		index[pn.Name] = i
+	}
+	view := append([]*v1.Node(nil), nodes...)
+	registered := 0
+	bound := append([]*v1.Pod(nil), pods...)
+	var bad []string
+	for _, pl := range plan.Placements {
+		if i, ok := index[pl.Node]; ok {
+			for ; registered <= i; registered++ {
+				view = append(view, plan.Nodes[registered].Node)
+			}
+		}
+		res := real.run(tb, view, bound, pl.Pod, []string{pl.Node})
+		if code := res.codes[pl.Node]; code != framework.Success {
+			bad = append(bad, fmt.Sprintf("%s on %s: real scheduler %s", pl.Pod.Name, pl.Node, code))
+		}
+		p := pl.Pod.DeepCopy()
+		p.Spec.NodeName = pl.Node
+		bound = append(bound, p)
+	}
+	return bad
+}
+
+// TestExamplesPlannerSelfMatch: two pending pods with the same constraint,
+// one matching its own selector and one not. The plan may only place each
+// where the scheduler will accept it: with zoneA at 1 matching pod and
+// zoneB at 0, a new zoneA node takes the non-matching pod (1 + 0 - 0) but
+// not the matching one (1 + 1 - 0 > 1).
+func TestExamplesPlannerSelfMatch(t *testing.T) {
+	real := newRealScheduler(t, nil)
+	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
+	pods := exPods("a1", 1, exWeb)
+	groups := []*topology.Group{{Name: "group-a", Template: exNode("group-a-template", "zoneA"), Max: 10}}
+	// The queue orders pods by name here: both orders are tried.
+	for _, names := range [][2]string{{"a-batch", "b-web"}, {"b-batch", "a-web"}} {
+		batch := exPod(exHard(keyZone, 1))
+		batch.Name, batch.UID, batch.Labels = names[0], types.UID(names[0]), map[string]string{"app": "batch"}
+		web := exPod(exHard(keyZone, 1))
+		web.Name, web.UID = names[1], types.UID(names[1])
+		u, err := topology.NewUniverse(nodes, pods, groups, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: []*v1.Pod{batch, web}, Cluster: &exCluster{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		placed := map[string]string{}
+		for _, pl := range plan.Placements {
+			placed[pl.Pod.Name] = pl.Node
+		}
+		if placed[batch.Name] == "" {
+			why := ""
+			for _, un := range plan.Unplaced {
+				if un.Pod.Name == batch.Name {
+					why = un.Reason.String()
+				}
+			}
+			t.Errorf("%s (not matching its selector) was not placed on a new zoneA node: %s", batch.Name, why)
+		}
+		if n := placed[web.Name]; n != "" {
+			t.Errorf("%s placed on %s: zoneA would hold 2 matching pods against 0 in zoneB", web.Name, n)
+		}
+		for _, b := range checkPlan(t, real, nodes, pods, plan) {
+			t.Errorf("placement the scheduler rejects: %s", b)
+		}
+	}
+}
