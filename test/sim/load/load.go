@@ -1,0 +1,259 @@
+// Package load reads a simulation Scenario from Kubernetes YAML, the input
+// format of spreadsim, so that unit tests can load the same files.
+//
+// # Input format
+//
+// The input is a YAML (or JSON) stream of documents separated by "---". A
+// document is one object, or a "kind: List" whose items are objects (as
+// "kubectl get nodes,pods -A -o yaml" prints a cluster dump). Documents are
+// numbered from 1 per source; the objects they hold are:
+//
+//   - apiVersion v1, kind Node: an existing node. API defaults apply
+//     (allocatable defaults to capacity).
+//   - apiVersion v1, kind Pod: a pod; spec.nodeName set means bound to that
+//     node, empty means pending. The namespace defaults to "default" and the
+//     API server's pod defaults apply (container requests default to their
+//     limits). Succeeded and Failed pods are dropped: they hold no
+//     resources and the scheduler does not count them.
+//   - apiVersion apps/v1, kind Deployment, ReplicaSet or StatefulSet:
+//     expanded into spec.replicas (default 1) pending pods built from
+//     spec.template, named and owned as the controllers name and own them
+//     (see Deployment, ReplicaSet and StatefulSet pods below). The workload
+//     itself is not part of the Scenario.
+//   - apiVersion spreadscale.io/v1alpha1, kind NodeGroup: an autoscaled node
+//     group (see NodeGroup). Its initial size is the number of Nodes its
+//     selector picks.
+//
+// Pods without a creationTimestamp get increasing ones in document order,
+// so that the scheduling queue order follows the input order.
+//
+// Deployment pods: a Deployment d owns a ReplicaSet "d-<hash>" (controller
+// reference), hash being the pod-template-hash the deployment controller
+// computes from spec.template; its pods are "d-<hash>-<suffix>" with the
+// label pod-template-hash=<hash> and a controller reference to that
+// ReplicaSet. ReplicaSet pods: "rs-<suffix>" with a controller reference to
+// the ReplicaSet. The 5-character suffix uses the controllers' alphabet but
+// is derived from the owner's name and the replica index instead of drawn at
+// random, so that the same input always gives the same names. StatefulSet
+// pods: "sts-<ordinal>" for ordinals 0..replicas-1, with the labels
+// statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index, the
+// hostname and subdomain the controller sets and a controller reference to
+// the StatefulSet; all replicas are pending at once (as with
+// podManagementPolicy Parallel) and volumeClaimTemplates are ignored, as
+// the simulation has no storage.
+//
+// # Errors
+//
+// Every problem of the input is reported, not just the first, as an Errors
+// value whose entries name the source, the document (and List item), the
+// object's kind and name, and the offending field: unparsable YAML or
+// values (quantities, types), unknown fields (except under status, so that
+// dumps of newer clusters load), unsupported kinds, a missing
+// metadata.name, duplicate objects, a node picked by two node groups, node
+// group sizes that are negative, inverted or outside [minSize, maxSize]
+// given the nodes the selector picks, pods bound to unknown nodes, invalid
+// topology spread constraints (as the API server validates them) and
+// invalid workload selectors or replica counts.
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/spreadscale/spreadscale/test/sim"
+)
+
+// Source is one named input stream. The name locates errors; it is
+// usually a file name.
+type Source struct {
+	Name   string
+	Reader io.Reader
+}
+
+// Parse reads a Scenario from one YAML stream. Errors name documents by
+// index only.
+func Parse(r io.Reader) (sim.Scenario, error) {
+	return Sources(Source{Reader: r})
+}
+
+// Files reads a Scenario from the named files, in order, as one input:
+// objects in one file may refer to objects in another (a Pod bound to a
+// Node of another file, a NodeGroup selecting it). A directory stands for
+// its *.yaml, *.yml and *.json files in lexical order.
+func Files(paths ...string) (sim.Scenario, error) {
+	var srcs []Source
+	var errs Errors
+	for _, p := range paths {
+		names, err := expand(p)
+		if err != nil {
+			errs = append(errs, &Error{Source: p, Message: err.Error()})
+			continue
+		}
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				errs = append(errs, &Error{Source: name, Message: err.Error()})
+				continue
+			}
+			srcs = append(srcs, Source{Name: name, Reader: bytes.NewReader(data)})
+		}
+	}
+	if len(errs) > 0 {
+		return sim.Scenario{}, errs
+	}
+	return Sources(srcs...)
+}
+
+// expand returns path itself, or the YAML and JSON files of a directory.
+func expand(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".yaml", ".yml", ".json":
+			if !e.IsDir() {
+				out = append(out, filepath.Join(path, e.Name()))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("directory has no .yaml, .yml or .json file")
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Sources reads a Scenario from the streams, in order, as one input (see
+// Files). On error the Scenario is empty and the error is an Errors value,
+// or a plain error when a stream cannot be read.
+func Sources(srcs ...Source) (sim.Scenario, error) {
+	l := newLoader()
+	for _, src := range srcs {
+		if err := l.source(src); err != nil {
+			return sim.Scenario{}, err
+		}
+	}
+	s := l.finish()
+	if len(l.errs) > 0 {
+		return sim.Scenario{}, l.errs
+	}
+	return s, nil
+}
+
+// Error is one problem of the input.
+type Error struct {
+	// Source is the stream's name, "" for Parse.
+	Source string
+	// Document is the 1-based index of the document in its source, 0 when
+	// the problem is not tied to a document.
+	Document int
+	// Item is the 1-based index in a List document, 0 outside a List.
+	Item int
+	// Kind and Name identify the object ("namespace/name" for namespaced
+	// kinds) when known.
+	Kind, Name string
+	// Message describes the problem, starting with the offending field
+	// when there is one.
+	Message string
+}
+
+// Error renders "<source>: document <d>, item <i> (<Kind> <name>): <message>",
+// leaving out the parts that are unknown.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Source != "" {
+		b.WriteString(e.Source)
+		b.WriteString(": ")
+	}
+	if e.Document > 0 {
+		fmt.Fprintf(&b, "document %d", e.Document)
+		if e.Item > 0 {
+			fmt.Fprintf(&b, ", item %d", e.Item)
+		}
+		b.WriteString(" ")
+	}
+	switch {
+	case e.Kind != "" && e.Name != "":
+		fmt.Fprintf(&b, "(%s %s)", e.Kind, e.Name)
+	case e.Kind != "":
+		fmt.Fprintf(&b, "(%s)", e.Kind)
+	}
+	s := strings.TrimRight(b.String(), " ")
+	if s == "" {
+		return e.Message
+	}
+	return s + ": " + e.Message
+}
+
+// Errors is every problem found in an input, in input order.
+type Errors []*Error
+
+// Error joins the problems, one per line.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// IsInputError reports whether err (or an error it wraps) is an Errors
+// value: a problem of the input rather than of reading it.
+func IsInputError(err error) bool {
+	var es Errors
+	return errors.As(err, &es)
+}
+
+// source reads every document of src.
+func (l *loader) source(src Source) error {
+	if src.Reader == nil {
+		return fmt.Errorf("source %q: nil reader", src.Name)
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(src.Reader))
+	for doc := 1; ; doc++ {
+		data, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			l.errs = append(l.errs, &Error{Source: src.Name, Document: doc, Message: "cannot read document: " + err.Error()})
+			return nil
+		}
+		l.document(origin{source: src.Name, doc: doc}, data)
+	}
+}
+
+// document decodes one document; empty documents (only comments or
+// whitespace) are skipped.
+func (l *loader) document(at origin, data []byte) {
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		l.fail(at, "invalid YAML: %v", err)
+		return
+	}
+	js = bytes.TrimSpace(js)
+	if len(js) == 0 || string(js) == "null" {
+		return
+	}
+	l.object(at, js, true)
+}

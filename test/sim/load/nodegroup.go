@@ -1,0 +1,170 @@
+package load
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
+
+	"github.com/spreadscale/spreadscale/processors"
+	"github.com/spreadscale/spreadscale/test/sim"
+)
+
+// APIVersion is the apiVersion of spreadscale's own input kinds.
+const APIVersion = "spreadscale.io/v1alpha1"
+
+// NodeGroup is the input form of an autoscaled node group:
+//
+//	apiVersion: spreadscale.io/v1alpha1
+//	kind: NodeGroup
+//	metadata: {name: ng-a}
+//	spec:
+//	  minSize: 0
+//	  maxSize: 10
+//	  selector: {matchLabels: {group: ng-a}}
+//	  template:
+//	    metadata: {labels: {topology.kubernetes.io/zone: a}}
+//	    status: {capacity: {cpu: "2", memory: 8Gi, pods: "110"}}
+//	  domainLabels: {topology.kubernetes.io/zone: a}
+type NodeGroup struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              NodeGroupSpec `json:"spec"`
+}
+
+// NodeGroupSpec describes a node group.
+type NodeGroupSpec struct {
+	// MinSize is the group's minimum size, 0 when unset.
+	MinSize *int32 `json:"minSize,omitempty"`
+	// MaxSize is the group's maximum size; required.
+	MaxSize *int32 `json:"maxSize,omitempty"`
+	// Selector picks the existing Nodes of the group; their number is the
+	// group's initial size. Unset picks none; {} picks every Node.
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+	// Template is a node the group adds: metadata.labels, spec.taints,
+	// status.capacity (required) and status.allocatable (defaults to
+	// capacity, per resource).
+	Template *apiv1.Node `json:"template,omitempty"`
+	// DomainLabels are the labels the group's nodes carry that the
+	// template lacks or misstates (its declared domain, such as the zone
+	// of an AWS multi-AZ group); they override the template's labels. Keys
+	// may carry cluster-autoscaler's
+	// "k8s.io/cluster-autoscaler/node-template/label/" prefix, which is
+	// stripped.
+	DomainLabels map[string]string `json:"domainLabels,omitempty"`
+}
+
+// nodeGroup decodes and validates a NodeGroup.
+func (l *loader) nodeGroup(at origin, js []byte) {
+	ng := &NodeGroup{}
+	if !l.decode(at, js, ng, false) {
+		return
+	}
+	if ng.Name == "" {
+		l.fail(at, "metadata.name: required")
+		return
+	}
+	at.name = ng.Name
+	if !l.define(at, "NodeGroup", ng.Name) {
+		return
+	}
+	spec := &ng.Spec
+	g := sim.NodeGroup{Name: ng.Name}
+	ok := true
+	if spec.MinSize != nil {
+		g.MinSize = int(*spec.MinSize)
+	}
+	if g.MinSize < 0 {
+		l.fail(at, "spec.minSize: %d must not be negative", g.MinSize)
+		ok = false
+	}
+	switch {
+	case spec.MaxSize == nil:
+		l.fail(at, "spec.maxSize: required")
+		ok = false
+	case *spec.MaxSize < 0:
+		l.fail(at, "spec.maxSize: %d must not be negative", *spec.MaxSize)
+		ok = false
+	default:
+		g.MaxSize = int(*spec.MaxSize)
+		if g.MinSize > g.MaxSize {
+			l.fail(at, "spec.minSize %d is greater than spec.maxSize %d", g.MinSize, g.MaxSize)
+			ok = false
+		}
+	}
+	if !l.template(at, spec.Template) {
+		ok = false
+	}
+	g.Template = spec.Template
+	if spec.DomainLabels != nil {
+		domain, valid := l.domainLabels(at, spec.DomainLabels)
+		ok = ok && valid
+		g.DomainLabels = domain
+	}
+	sel, valid := l.groupSelector(at, spec.Selector)
+	ok = ok && valid
+	if !ok {
+		g.MinSize, g.MaxSize = -1, -1 // keeps finish from reporting sizes again
+	}
+	l.groups = append(l.groups, groupEntry{group: g, selector: sel, at: at})
+}
+
+// template validates a NodeGroup template and completes it: allocatable
+// defaults to capacity per resource.
+func (l *loader) template(at origin, t *apiv1.Node) bool {
+	if t == nil {
+		l.fail(at, "spec.template: required")
+		return false
+	}
+	if len(t.Status.Capacity) == 0 {
+		l.fail(at, "spec.template.status.capacity: required (at least cpu and memory)")
+		return false
+	}
+	ok := true
+	for _, name := range slices.Sorted(maps.Keys(t.Status.Capacity)) {
+		if q := t.Status.Capacity[name]; q.Sign() < 0 {
+			l.fail(at, "spec.template.status.capacity.%s: %s must not be negative", name, q.String())
+			ok = false
+		}
+	}
+	for _, e := range metav1validation.ValidateLabels(t.Labels, field.NewPath("spec", "template", "metadata", "labels")) {
+		l.fail(at, "%v", e)
+		ok = false
+	}
+	corev1defaults.SetObjectDefaults_Node(t)
+	for name, q := range t.Status.Capacity {
+		if _, set := t.Status.Allocatable[name]; !set {
+			t.Status.Allocatable[name] = q.DeepCopy()
+		}
+	}
+	return ok
+}
+
+// domainLabels strips cluster-autoscaler's template label prefix from the
+// keys and validates keys and values as label keys and values.
+func (l *loader) domainLabels(at origin, in map[string]string) (map[string]string, bool) {
+	out := processors.NormalizeDomainLabels(in)
+	ok := true
+	if len(out) < len(in) {
+		l.fail(at, "spec.domainLabels: a key is given both with and without the %q prefix", processors.TemplateLabelPrefix)
+		ok = false
+	}
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		key := strings.TrimPrefix(k, processors.TemplateLabelPrefix)
+		for _, msg := range validation.IsQualifiedName(key) {
+			l.fail(at, "spec.domainLabels[%q]: invalid label key: %s", k, msg)
+			ok = false
+		}
+		for _, msg := range validation.IsValidLabelValue(in[k]) {
+			l.fail(at, "spec.domainLabels[%q]: invalid label value %q: %s", k, in[k], msg)
+			ok = false
+		}
+	}
+	return out, ok
+}

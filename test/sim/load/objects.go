@@ -1,0 +1,280 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
+	sjson "sigs.k8s.io/json"
+
+	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// podEpoch is the creationTimestamp of the first pod that has none; each
+// further such pod is one second younger than the previous one. It lies
+// before the simulation's own start, like pods that were created before
+// cluster-autoscaler looked at them.
+var podEpoch = time.Date(2024, time.December, 31, 0, 0, 0, 0, time.UTC)
+
+// origin locates an object of the input.
+type origin struct {
+	source     string
+	doc, item  int
+	kind, name string
+}
+
+// err builds an Error at o.
+func (o origin) err(format string, args ...any) *Error {
+	return &Error{Source: o.source, Document: o.doc, Item: o.item, Kind: o.kind, Name: o.name, Message: fmt.Sprintf(format, args...)}
+}
+
+// where renders o for messages that point at a second object.
+func (o origin) where() string {
+	e := o.err("")
+	return strings.TrimSuffix(e.Error(), ": ")
+}
+
+// nodeEntry is an existing node and where it was defined.
+type nodeEntry struct {
+	node *apiv1.Node
+	at   origin
+}
+
+// podEntry is a pod and where it was defined (for expanded pods, the
+// workload).
+type podEntry struct {
+	pod *apiv1.Pod
+	at  origin
+}
+
+// groupEntry is a node group, its compiled selector (nil when it selects
+// no node or is invalid) and where it was defined.
+type groupEntry struct {
+	group    sim.NodeGroup
+	selector labels.Selector
+	at       origin
+}
+
+// loader accumulates the objects of every source and the problems found.
+type loader struct {
+	errs    Errors
+	nodes   []nodeEntry
+	pods    []podEntry
+	groups  []groupEntry
+	defined map[string]origin // "<Kind> <namespace/name>" -> first definition
+	podSeq  int               // pods given a creationTimestamp so far
+}
+
+func newLoader() *loader {
+	return &loader{defined: map[string]origin{}}
+}
+
+// fail records a problem at o.
+func (l *loader) fail(o origin, format string, args ...any) {
+	l.errs = append(l.errs, o.err(format, args...))
+}
+
+// typeMeta is the part of a document read before its kind is known.
+type typeMeta struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Items      json.RawMessage `json:"items"`
+}
+
+// supported lists the accepted kinds for error messages.
+const supported = "v1 Node, Pod or List; apps/v1 Deployment, ReplicaSet or StatefulSet; " + APIVersion + " NodeGroup"
+
+// object decodes one object (or, when lists is set, a List of objects).
+func (l *loader) object(at origin, js []byte, lists bool) {
+	var tm typeMeta
+	if err := sjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
+		l.fail(at, "not a Kubernetes object (want a mapping with apiVersion and kind): %v", err)
+		return
+	}
+	at.kind = tm.Kind
+	switch {
+	case tm.Kind == "":
+		l.fail(at, "kind is missing (want %s)", supported)
+	case tm.APIVersion == "v1" && tm.Kind == "List":
+		if !lists {
+			l.fail(at, "a List item cannot be a List")
+			return
+		}
+		l.list(at, tm.Items)
+	case tm.APIVersion == "v1" && tm.Kind == "Node":
+		l.node(at, js)
+	case tm.APIVersion == "v1" && tm.Kind == "Pod":
+		l.pod(at, js)
+	case tm.APIVersion == "apps/v1" && (tm.Kind == "Deployment" || tm.Kind == "ReplicaSet" || tm.Kind == "StatefulSet"):
+		l.workload(at, tm.Kind, js)
+	case tm.APIVersion == APIVersion && tm.Kind == "NodeGroup":
+		l.nodeGroup(at, js)
+	default:
+		l.fail(at, "unsupported apiVersion %q kind %q (want %s)", tm.APIVersion, tm.Kind, supported)
+	}
+}
+
+// list decodes the items of a List.
+func (l *loader) list(at origin, raw json.RawMessage) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		l.fail(at, "items: want a list of objects: %v", err)
+		return
+	}
+	for i, it := range items {
+		item := at
+		item.item = i + 1
+		item.kind = ""
+		l.object(item, it, false)
+	}
+}
+
+// decode unmarshals js into obj, case-sensitively as the API server does,
+// and records every decoding problem. Unknown fields under status are
+// accepted when ignoreStatus is set (dumps of newer clusters carry status
+// fields this version does not know); all other unknown or duplicate
+// fields are errors. It reports whether obj can be used.
+func (l *loader) decode(at origin, js []byte, obj any, ignoreStatus bool) bool {
+	strict, err := sjson.UnmarshalStrict(js, obj)
+	if err != nil {
+		l.fail(at, "cannot decode: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return false
+	}
+	ok := true
+	for _, e := range strict {
+		msg := strings.TrimPrefix(e.Error(), "json: ")
+		if ignoreStatus && strings.HasPrefix(msg, `unknown field "status.`) {
+			continue
+		}
+		l.fail(at, "%s", msg)
+		ok = false
+	}
+	return ok
+}
+
+// define records the definition of kind key at o; a second definition is
+// an error naming the first.
+func (l *loader) define(at origin, kind, key string) bool {
+	k := kind + " " + key
+	if first, dup := l.defined[k]; dup {
+		l.fail(at, "duplicate %s %s: already defined by %s", kind, key, first.where())
+		return false
+	}
+	l.defined[k] = at
+	return true
+}
+
+// node decodes an existing Node.
+func (l *loader) node(at origin, js []byte) {
+	n := &apiv1.Node{}
+	if !l.decode(at, js, n, true) {
+		return
+	}
+	if n.Name == "" {
+		l.fail(at, "metadata.name: required")
+		return
+	}
+	at.name = n.Name
+	if !l.define(at, "Node", n.Name) {
+		return
+	}
+	corev1defaults.SetObjectDefaults_Node(n)
+	l.nodes = append(l.nodes, nodeEntry{node: n, at: at})
+}
+
+// pod decodes a Pod.
+func (l *loader) pod(at origin, js []byte) {
+	p := &apiv1.Pod{}
+	if !l.decode(at, js, p, true) {
+		return
+	}
+	if p.Name == "" {
+		l.fail(at, "metadata.name: required")
+		return
+	}
+	if p.Namespace == "" {
+		p.Namespace = metav1.NamespaceDefault
+	}
+	at.name = p.Namespace + "/" + p.Name
+	if !l.define(at, "Pod", at.name) {
+		return
+	}
+	valid := true
+	for _, e := range topology.ValidateConstraints(p) {
+		l.fail(at, "%v", e)
+		valid = false
+	}
+	if !valid || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
+		return
+	}
+	l.addPod(p, at)
+}
+
+// addPod applies the API server's pod defaults and a creationTimestamp
+// when there is none, and appends the pod.
+func (l *loader) addPod(p *apiv1.Pod, at origin) {
+	corev1defaults.SetObjectDefaults_Pod(p)
+	if p.CreationTimestamp.IsZero() {
+		p.CreationTimestamp = metav1.NewTime(podEpoch.Add(time.Duration(l.podSeq) * time.Second))
+		l.podSeq++
+	}
+	l.pods = append(l.pods, podEntry{pod: p, at: at})
+}
+
+// finish resolves references between objects and builds the Scenario.
+func (l *loader) finish() sim.Scenario {
+	s := sim.Scenario{NodeGroupOf: map[string]string{}}
+	pickedBy := map[string]int{} // node -> index in l.groups
+	sizes := make([]int, len(l.groups))
+	nodes := map[string]bool{}
+	for _, ne := range l.nodes {
+		n := ne.node
+		nodes[n.Name] = true
+		s.Nodes = append(s.Nodes, n)
+		for gi, ge := range l.groups {
+			if ge.selector == nil || !ge.selector.Matches(labels.Set(n.Labels)) {
+				continue
+			}
+			if first, dup := pickedBy[n.Name]; dup {
+				l.fail(ne.at, "node is picked by the selectors of two node groups: %q (%s) and %q (%s)",
+					l.groups[first].group.Name, l.groups[first].at.where(), ge.group.Name, ge.at.where())
+				continue
+			}
+			pickedBy[n.Name] = gi
+			sizes[gi]++
+			s.NodeGroupOf[n.Name] = ge.group.Name
+		}
+	}
+	for gi, ge := range l.groups {
+		g := ge.group
+		s.NodeGroups = append(s.NodeGroups, g)
+		if g.MinSize < 0 || g.MaxSize < 0 || g.MinSize > g.MaxSize {
+			continue // reported when decoded
+		}
+		switch size := sizes[gi]; {
+		case size == 0 && g.MinSize > 0:
+			l.fail(ge.at, "spec.selector: picks no node, so the group's size 0 is below spec.minSize %d", g.MinSize)
+		case size < g.MinSize:
+			l.fail(ge.at, "spec.selector: picks %d nodes, below spec.minSize %d", size, g.MinSize)
+		case size > g.MaxSize:
+			l.fail(ge.at, "spec.selector: picks %d nodes, above spec.maxSize %d", size, g.MaxSize)
+		}
+	}
+	for _, pe := range l.pods {
+		if n := pe.pod.Spec.NodeName; n != "" && !nodes[n] {
+			l.fail(pe.at, "spec.nodeName: pod %s is bound to node %q, which is not a Node of the input", pe.pod.Namespace+"/"+pe.pod.Name, n)
+			continue
+		}
+		s.Pods = append(s.Pods, pe.pod)
+	}
+	return s
+}
