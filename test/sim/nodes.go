@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/spreadscale/spreadscale/processors"
 )
 
 // defaultMaxPods is the kubelet's default --max-pods, used as the "pods"
@@ -81,16 +83,20 @@ func readyCondition(t time.Time) apiv1.NodeCondition {
 	}
 }
 
-// nodeFromTemplate builds a node of group g named name: the template's
-// labels overlaid with DomainLabels, "kubernetes.io/hostname" = name, the
-// template's taints, capacity and allocatable, Ready=True since t.
-func nodeFromTemplate(g *NodeGroup, name string, t time.Time) *apiv1.Node {
+// nodeFromTemplate builds a node of group g named name from its Template:
+// the template's labels (overlaid with the group's DomainLabels when
+// withDomains is set, CA's node-template label prefix stripped from their
+// keys as the plugin does), "kubernetes.io/hostname" = name, the template's
+// taints, capacity and allocatable, Ready=True since t.
+func nodeFromTemplate(g *NodeGroup, name string, t time.Time, withDomains bool) *apiv1.Node {
 	tpl := g.Template.DeepCopy()
 	labels := maps.Clone(tpl.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	maps.Copy(labels, g.DomainLabels)
+	if withDomains {
+		maps.Copy(labels, processors.NormalizeDomainLabels(g.DomainLabels))
+	}
 	labels[apiv1.LabelHostname] = name
 	n := &apiv1.Node{
 		ObjectMeta: metav1.ObjectMeta{

@@ -174,7 +174,11 @@ func (r *runner) close() {
 }
 
 // buildAutoscaler wires CA 1.33.0 the way its main and NewStaticAutoscaler
-// do, on CA's test cloud provider:
+// do, on CA's test cloud provider. The provider's template of a group is
+// NodeGroup.Template as given, without DomainLabels: that is what a cloud
+// provider reports for a group whose template lacks or misstates a domain,
+// while the group's real (existing and new) nodes carry DomainLabels, and CA
+// builds its template from a real node whenever the group has one. The rest:
 //   - framework handle from framework.NewHandle (default scheduler profile)
 //     and a PredicateSnapshot over a BasicSnapshotStore;
 //   - processors.DefaultProcessors, with main's BalancingNodeGroupSetProcessor
@@ -196,7 +200,7 @@ func (r *runner) buildAutoscaler(s Scenario, cfg Config, expanderRng *rand.Rand,
 
 	templates := map[string]*caframework.NodeInfo{}
 	for _, g := range s.NodeGroups {
-		tpl := nodeFromTemplate(r.groups[g.Name], g.Name+"-template", readyAt)
+		tpl := nodeFromTemplate(r.groups[g.Name], g.Name+"-template", readyAt, false)
 		templates[g.Name] = caframework.NewNodeInfo(tpl, nil)
 	}
 	r.provider = testcloudprovider.NewTestCloudProviderBuilder().
@@ -421,7 +425,7 @@ func (r *runner) targetSizes() map[string]int {
 // registerNode adds a new Ready node of group to the cluster and to the
 // cloud provider's instances.
 func (r *runner) registerNode(group string, readyAt time.Time) {
-	n := nodeFromTemplate(r.groups[group], r.namer.name(group), readyAt)
+	n := nodeFromTemplate(r.groups[group], r.namer.name(group), readyAt, true)
 	r.nodes = append(r.nodes, n)
 	r.nodeGroupOf[n.Name] = group
 	r.provider.AddNode(group, n)

@@ -326,3 +326,51 @@ func TestScenario6ScheduleAnywayNeverPending(t *testing.T) {
 		}
 	})
 }
+
+// Scenario 7 (kubernetes/autoscaler#4848, AWS multi-AZ / Cluster API): zone
+// c's group is empty and its cloud template lacks the zone label; its nodes
+// do carry zone c, declared through DomainLabels (here with CA's
+// node-template label prefix). Stock CA sees a template without the
+// constraint's topology key, which PodTopologySpread rejects, so it never
+// uses zone c and alternates a and b. Spreadscale applies the declared
+// domain and plans 2/2/2 in one loop; the new zone-c nodes carry the zone.
+func TestScenario7DeclaredDomainOnTemplateWithoutZone(t *testing.T) {
+	zones := []zone{
+		{name: "a", nodes: 1, max: 10, milliCPU: 2000, podsAlready: 1},
+		{name: "b", nodes: 1, max: 10, milliCPU: 2000, podsAlready: 1},
+		{name: "c", nodes: 0, max: 10, milliCPU: 2000},
+	}
+	w := workload{app: "web", milliCPU: 1500, pending: 4, spread: 1, action: apiv1.DoNotSchedule}
+	s := buildScenario(zones, w)
+	c := &s.NodeGroups[2]
+	delete(c.Template.Labels, zoneKey)
+	c.DomainLabels = map[string]string{"k8s.io/cluster-autoscaler/node-template/label/" + zoneKey: "c"}
+	stock, spread := run(t, s, stockConfig), run(t, s, spreadConfig)
+	compare(t, "scenario 7", stock, spread)
+
+	t.Run("stock", func(t *testing.T) {
+		outcome{
+			loops:        3,
+			scaleUpLoops: 3,
+			scaleUps:     []string{"ng-b 1->2", "ng-a 1->3", "ng-b 2->3"},
+			groups:       map[string]int{"ng-a": 3, "ng-b": 3, "ng-c": 0},
+			nodeZones:    map[string]int{"a": 3, "b": 3},
+			podZones:     map[string]int{"a": 3, "b": 3},
+		}.check(t, stock, w.app)
+	})
+	t.Run("spreadscale", func(t *testing.T) {
+		outcome{
+			loops:        1,
+			scaleUpLoops: 1,
+			scaleUps:     []string{"ng-a 1->2, ng-b 1->2, ng-c 0->2"},
+			groups:       map[string]int{"ng-a": 2, "ng-b": 2, "ng-c": 2},
+			nodeZones:    map[string]int{"a": 2, "b": 2, "c": 2},
+			podZones:     map[string]int{"a": 2, "b": 2, "c": 2},
+		}.check(t, spread, w.app)
+		for _, n := range spread.Nodes {
+			if strings.HasPrefix(n.Name, "ng-c-new-") && (n.Labels[zoneKey] != "c" || n.Labels["k8s.io/cluster-autoscaler/node-template/label/"+zoneKey] != "") {
+				t.Errorf("new node %s labels %v: want %s=c without the template prefix", n.Name, n.Labels, zoneKey)
+			}
+		}
+	})
+}

@@ -43,9 +43,13 @@ type NodeGroup struct {
 	Template *apiv1.Node
 	// DomainLabels are the labels real nodes of this group carry that the
 	// template lacks or misstates (a zone on AWS multi-AZ groups or Cluster
-	// API). They are overlaid on Template for the group's template NodeInfo
-	// and for new nodes, and, in spreadscale mode, passed to the plugin as
-	// plugin.Options.DeclaredDomains.
+	// API). They are overlaid on Template for new nodes and, in spreadscale
+	// mode, passed to the plugin as plugin.Options.DeclaredDomains. The cloud
+	// provider's template of the group stays Template as given, so CA sees
+	// the misstated template while the group has no node to copy, as it
+	// would in a real cluster. Keys may carry CA's
+	// "k8s.io/cluster-autoscaler/node-template/label/" prefix, which is
+	// stripped.
 	DomainLabels map[string]string
 }
 
