@@ -1133,3 +1133,103 @@ func TestDifferentialGenerator(t *testing.T) {
 		}
 	}
 }
+
+// plannerCase is a random cluster with node groups (zones that may have no
+// node yet) and pending pods from a few workloads.
+type plannerCase struct {
+	seed    int64
+	cfg     int
+	nodes   []*v1.Node
+	pods    []*v1.Pod
+	groups  []*topology.Group
+	groupOf map[string]string
+	pending []*v1.Pod
+}
+
+func genPlannerCase(seed int64, nConfigs int) *plannerCase {
+	r := rand.New(rand.NewSource(seed))
+	c := &plannerCase{seed: seed, cfg: r.Intn(nConfigs), groupOf: map[string]string{}}
+	c.nodes, c.pods = genCluster(r)
+	for gi, z := range diffZones[:1+r.Intn(len(diffZones))] {
+		name := fmt.Sprintf("group-%d", gi)
+		l := map[string]string{keyZone: z}
+		if r.Intn(8) == 0 {
+			delete(l, keyZone) // the template lacks its zone...
+		}
+		if r.Intn(3) != 0 {
+			l[keyRack] = fmt.Sprintf("rack-%d", r.Intn(3))
+		}
+		if r.Intn(4) != 0 {
+			l[keyPool] = pick(r, diffPools...)
+		}
+		tmpl := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name + "-template", Labels: l}}
+		if r.Intn(5) == 0 {
+			tmpl.Spec.Taints = []v1.Taint{diffTaints[r.Intn(len(diffTaints))]}
+		}
+		if _, ok := l[keyZone]; !ok && r.Intn(2) == 0 {
+			tmpl = topology.ApplyDomainLabels(tmpl, map[string]string{keyZone: z}) // ...or declares it
+		}
+		size := 0
+		for _, n := range c.nodes {
+			if n.Labels[keyZone] == z && r.Intn(2) == 0 {
+				c.groupOf[n.Name] = name
+				size++
+			}
+		}
+		c.groups = append(c.groups, &topology.Group{Name: name, Template: tmpl, Size: size, Min: 0, Max: size + 1 + r.Intn(4)})
+	}
+	for w := 1 + r.Intn(3); w > 0; w-- {
+		proto := genIncoming(r, c.nodes, c.pods)
+		rs := fmt.Sprintf("workload-%d", w)
+		for k := 1 + r.Intn(4); k > 0; k-- {
+			p := proto.DeepCopy()
+			p.Name = fmt.Sprintf("%s-%d", rs, k)
+			p.UID = types.UID(p.Name)
+			if len(p.OwnerReferences) == 0 {
+				p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs,
+					UID: types.UID(rs), Controller: ptr.To(true)}}
+			}
+			if r.Intn(6) == 0 {
+				p.Labels = randPodLabels(r) // a replica whose labels drifted
+			}
+			c.pending = append(c.pending, p)
+		}
+	}
+	return c
+}
+
+// TestDifferentialPlanner replays random scale-up plans through the real
+// plugin: every placement, in queue order, must pass PodTopologySpread's
+// Filter on the existing nodes plus the nodes planned so far, with the pods
+// placed before it bound. That is the planner's promise.
+func TestDifferentialPlanner(t *testing.T) {
+	cfgs := diffConfigs(t)
+	n := *diffCases / 10
+	bad, placed, unplaced := 0, 0, 0
+	for i := 0; i < n; i++ {
+		c := genPlannerCase(*diffSeed+int64(i), len(cfgs))
+		u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
+		if err != nil {
+			t.Fatalf("seed %d: NewUniverse: %v", c.seed, err)
+		}
+		cluster := &exCluster{}
+		plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending,
+			Defaults: cfgs[c.cfg].defaults, Cluster: cluster})
+		if err != nil {
+			t.Fatalf("seed %d: PlanScaleUp: %v", c.seed, err)
+		}
+		placed += len(plan.Placements)
+		unplaced += len(plan.Unplaced)
+		if errs := checkPlan(t, cfgs[c.cfg].real, c.nodes, c.pods, plan); len(errs) > 0 {
+			bad++
+			if bad <= 5 {
+				t.Errorf("seed %d (reproduce: go test ./topology/ -run 'TestDifferentialPlanner$' -seed=%d -cases=10): %s",
+					c.seed, c.seed, strings.Join(errs, "; "))
+			}
+		}
+	}
+	summary := fmt.Sprintf("planner differential: %d cases, %d with placements the scheduler rejects (%d placed, %d unplaced)",
+		n, bad, placed, unplaced)
+	t.Log(summary)
+	fmt.Println(summary)
+}

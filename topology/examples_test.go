@@ -662,48 +662,92 @@ func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.
 	return bad
 }
 
-// TestExamplesPlannerSelfMatch: two pending pods with the same constraint,
-// one matching its own selector and one not. The plan may only place each
-// where the scheduler will accept it: with zoneA at 1 matching pod and
-// zoneB at 0, a new zoneA node takes the non-matching pod (1 + 0 - 0) but
-// not the matching one (1 + 1 - 0 > 1).
-func TestExamplesPlannerSelfMatch(t *testing.T) {
+// exPlan plans pending over the cluster and returns the plan and where
+// each pod was placed.
+func exPlan(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, groups []*topology.Group, pending ...*v1.Pod) (*topology.Plan, map[string]string) {
+	t.Helper()
+	u, err := topology.NewUniverse(nodes, pods, groups, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: pending, Cluster: &exCluster{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed := map[string]string{}
+	for _, pl := range plan.Placements {
+		placed[pl.Pod.Name] = pl.Node
+	}
+	return plan, placed
+}
+
+func exNamed(p *v1.Pod, name string) *v1.Pod {
+	p.Name, p.UID = name, types.UID(name)
+	return p
+}
+
+// TestExamplesPlannerSharedCounts: pending pods whose hard constraints have
+// the same key, selector and policies but that differ in what the skew
+// rule reads (maxSkew, whether the pod matches its own selector). Each
+// must be placed only where the scheduler will accept it, whichever comes
+// first in the queue (here: name order). Every plan is replayed through
+// the real plugin.
+func TestExamplesPlannerSharedCounts(t *testing.T) {
 	real := newRealScheduler(t, nil)
 	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
 	pods := exPods("a1", 1, exWeb)
 	groups := []*topology.Group{{Name: "group-a", Template: exNode("group-a-template", "zoneA"), Max: 10}}
-	// The queue orders pods by name here: both orders are tried.
-	for _, names := range [][2]string{{"a-batch", "b-web"}, {"b-batch", "a-web"}} {
-		batch := exPod(exHard(keyZone, 1))
-		batch.Name, batch.UID, batch.Labels = names[0], types.UID(names[0]), map[string]string{"app": "batch"}
-		web := exPod(exHard(keyZone, 1))
-		web.Name, web.UID = names[1], types.UID(names[1])
-		u, err := topology.NewUniverse(nodes, pods, groups, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: []*v1.Pod{batch, web}, Cluster: &exCluster{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		placed := map[string]string{}
-		for _, pl := range plan.Placements {
-			placed[pl.Pod.Name] = pl.Node
-		}
-		if placed[batch.Name] == "" {
-			why := ""
-			for _, un := range plan.Unplaced {
-				if un.Pod.Name == batch.Name {
-					why = un.Reason.String()
-				}
-			}
-			t.Errorf("%s (not matching its selector) was not placed on a new zoneA node: %s", batch.Name, why)
-		}
-		if n := placed[web.Name]; n != "" {
-			t.Errorf("%s placed on %s: zoneA would hold 2 matching pods against 0 in zoneB", web.Name, n)
-		}
+	replay := func(t *testing.T, plan *topology.Plan) {
+		t.Helper()
 		for _, b := range checkPlan(t, real, nodes, pods, plan) {
 			t.Errorf("placement the scheduler rejects: %s", b)
 		}
 	}
+
+	// zoneA holds 1 matching pod, zoneB 0: a new zoneA node takes a pod
+	// that does not match its own selector (1 + 0 - 0) but not one that
+	// does (1 + 1 - 0 > 1).
+	for _, names := range [][2]string{{"a-batch", "b-web"}, {"b-batch", "a-web"}} {
+		t.Run("self-match "+names[0]+" "+names[1], func(t *testing.T) {
+			batch := exNamed(exPod(exHard(keyZone, 1)), names[0])
+			batch.Labels = map[string]string{"app": "batch"}
+			web := exNamed(exPod(exHard(keyZone, 1)), names[1])
+			plan, placed := exPlan(t, nodes, pods, groups, batch, web)
+			if placed[batch.Name] == "" {
+				why := ""
+				for _, un := range plan.Unplaced {
+					if un.Pod.Name == batch.Name {
+						why = un.Reason.String()
+					}
+				}
+				t.Errorf("%s (not matching its selector) was not placed on a new zoneA node: %s", batch.Name, why)
+			}
+			if n := placed[web.Name]; n != "" {
+				t.Errorf("%s placed on %s: zoneA would hold 2 matching pods against 0 in zoneB", web.Name, n)
+			}
+			replay(t, plan)
+		})
+	}
+
+	// By hostname: the first pod opens group-a-new-1 (1 matching pod there,
+	// 0 on b1). A maxSkew 2 pod may join it (1 + 1 - 0 = 2); a maxSkew 1
+	// pod needs another new node.
+	t.Run("maxSkew: loose first", func(t *testing.T) {
+		loose := exNamed(exPod(exHard(keyHost, 2)), "a-loose")
+		strict := exNamed(exPod(exHard(keyHost, 1)), "b-strict")
+		plan, placed := exPlan(t, nodes, pods, groups, loose, strict)
+		if placed[loose.Name] == "" || placed[strict.Name] == "" || placed[loose.Name] == placed[strict.Name] {
+			t.Errorf("placements %v: want both placed, on different nodes", placed)
+		}
+		replay(t, plan)
+	})
+	t.Run("maxSkew: strict first", func(t *testing.T) {
+		strict := exNamed(exPod(exHard(keyHost, 1)), "a-strict")
+		loose := exNamed(exPod(exHard(keyHost, 2)), "b-loose")
+		plan, placed := exPlan(t, nodes, pods, groups, strict, loose)
+		if placed[loose.Name] == "" || placed[loose.Name] != placed[strict.Name] || plan.TotalNewNodes() != 1 {
+			t.Errorf("placements %v with %d new nodes: want both on one new node", placed, plan.TotalNewNodes())
+		}
+		replay(t, plan)
+	})
 }
