@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Cluster is the scheduling the planner does not do itself: every scheduler
@@ -278,15 +279,19 @@ func classKey(pod *v1.Pod) string {
 	return b.String()
 }
 
-// signature identifies what Counts depend on: namespace, the hard
-// constraints, and the pod fields the inclusion policies read.
+// signature identifies pods whose Counts, and the verdicts Counts gives, are
+// the same: namespace, every field of the hard constraints, whether the pod
+// matches each selector itself, and the pod fields the inclusion policies
+// read.
 func signature(s *Spread) string {
 	var b strings.Builder
 	b.WriteString(s.Pod.Namespace)
+	podLabels := labels.Set(s.Pod.Labels)
 	honorAffinity, honorTaints := false, false
 	for i := range s.Hard {
 		c := &s.Hard[i]
-		fmt.Fprintf(&b, "|%s/%s/%d/%s/%s", c.TopologyKey, c.Selector.String(), c.MinDomains, c.NodeAffinityPolicy, c.NodeTaintsPolicy)
+		fmt.Fprintf(&b, "|%d/%s/%s/%d/%d/%s/%s/%t", c.Index, c.TopologyKey, c.Selector.String(), c.MaxSkew, c.MinDomains,
+			c.NodeAffinityPolicy, c.NodeTaintsPolicy, c.Selector.Matches(podLabels))
 		honorAffinity = honorAffinity || c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor
 		honorTaints = honorTaints || c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor
 	}
