@@ -248,7 +248,7 @@ func (l *loader) source(src Source) error {
 func (l *loader) document(at origin, data []byte) {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		l.fail(at, "invalid YAML: %v", err)
+		l.fail(at, "invalid YAML: %s", strings.Join(strings.Fields(err.Error()), " "))
 		return
 	}
 	js = bytes.TrimSpace(js)

@@ -1,12 +1,17 @@
 package load
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
@@ -34,9 +39,10 @@ func (o origin) err(format string, args ...any) *Error {
 	return &Error{Source: o.source, Document: o.doc, Item: o.item, Kind: o.kind, Name: o.name, Message: fmt.Sprintf(format, args...)}
 }
 
-// where renders o for messages that point at a second object.
+// where renders o's location for messages that point at a second object:
+// "[<source>: ]document <d>[, item <i>]".
 func (o origin) where() string {
-	e := o.err("")
+	e := &Error{Source: o.source, Document: o.doc, Item: o.item, Message: ""}
 	return strings.TrimSuffix(e.Error(), ": ")
 }
 
@@ -80,11 +86,32 @@ func (l *loader) fail(o origin, format string, args ...any) {
 	l.errs = append(l.errs, o.err(format, args...))
 }
 
-// typeMeta is the part of a document read before its kind is known.
-type typeMeta struct {
+// envelope is the part of a document read before its kind is known.
+type envelope struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
+	Metadata   json.RawMessage `json:"metadata"`
 	Items      json.RawMessage `json:"items"`
+}
+
+// objectName is the part of metadata that names an object in messages.
+type objectName struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+}
+
+// jsonType names the JSON type of a non-object value for messages.
+func jsonType(js []byte) string {
+	switch js[0] {
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
 
 // supported lists the accepted kinds for error messages.
@@ -92,12 +119,28 @@ const supported = "v1 Node, Pod or List; apps/v1 Deployment, ReplicaSet or State
 
 // object decodes one object (or, when lists is set, a List of objects).
 func (l *loader) object(at origin, js []byte, lists bool) {
-	var tm typeMeta
+	js = bytes.TrimSpace(js)
+	if len(js) == 0 || string(js) == "null" {
+		l.fail(at, "empty object (want a mapping with apiVersion and kind)")
+		return
+	}
+	if js[0] != '{' {
+		l.fail(at, "not a Kubernetes object: want a mapping with apiVersion and kind, got %s", jsonType(js))
+		return
+	}
+	var tm envelope
 	if err := sjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		l.fail(at, "not a Kubernetes object (want a mapping with apiVersion and kind): %v", err)
+		l.fail(at, "apiVersion, kind, metadata or items: %s", strings.TrimPrefix(err.Error(), "json: "))
 		return
 	}
 	at.kind = tm.Kind
+	var name objectName
+	if sjson.UnmarshalCaseSensitivePreserveInts(tm.Metadata, &name) == nil && name.Name != "" {
+		at.name = name.Name
+		if name.Namespace != "" {
+			at.name = name.Namespace + "/" + name.Name
+		}
+	}
 	switch {
 	case tm.Kind == "":
 		l.fail(at, "kind is missing (want %s)", supported)
@@ -133,7 +176,7 @@ func (l *loader) list(at origin, raw json.RawMessage) {
 	for i, it := range items {
 		item := at
 		item.item = i + 1
-		item.kind = ""
+		item.kind, item.name = "", ""
 		l.object(item, it, false)
 	}
 }
@@ -141,24 +184,83 @@ func (l *loader) list(at origin, raw json.RawMessage) {
 // decode unmarshals js into obj, case-sensitively as the API server does,
 // and records every decoding problem. Unknown fields under status are
 // accepted when ignoreStatus is set (dumps of newer clusters carry status
-// fields this version does not know); all other unknown or duplicate
-// fields are errors. It reports whether obj can be used.
+// fields this version does not know); all other unknown fields are errors,
+// recorded while obj stays usable so that its other problems are reported
+// too. It reports whether obj was decoded.
 func (l *loader) decode(at origin, js []byte, obj any, ignoreStatus bool) bool {
 	strict, err := sjson.UnmarshalStrict(js, obj)
 	if err != nil {
+		if bad := badQuantities(js); len(bad) > 0 {
+			for _, msg := range bad {
+				l.fail(at, "%s", msg)
+			}
+			return false
+		}
 		l.fail(at, "cannot decode: %s", strings.TrimPrefix(err.Error(), "json: "))
 		return false
 	}
-	ok := true
 	for _, e := range strict {
 		msg := strings.TrimPrefix(e.Error(), "json: ")
 		if ignoreStatus && strings.HasPrefix(msg, `unknown field "status.`) {
 			continue
 		}
 		l.fail(at, "%s", msg)
-		ok = false
 	}
-	return ok
+	return true
+}
+
+// quantityMaps are the fields whose map values are resource quantities.
+var quantityMaps = map[string]bool{"requests": true, "limits": true, "capacity": true, "allocatable": true, "overhead": true}
+
+// badQuantities finds the quantities in js that do not parse, as
+// "<path>: invalid quantity ..." messages in path order; the decoder's own
+// error does not say which field failed.
+func badQuantities(js []byte) []string {
+	var v any
+	if json.Unmarshal(js, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(path string, v any, quantities bool)
+	walk = func(path string, v any, quantities bool) {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(t)) {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if quantities {
+					checkQuantity(p, t[k], &out)
+					continue
+				}
+				walk(p, t[k], quantityMaps[k])
+			}
+		case []any:
+			for i, e := range t {
+				walk(fmt.Sprintf("%s[%d]", path, i), e, false)
+			}
+		}
+	}
+	walk("", v, false)
+	return out
+}
+
+// checkQuantity appends a message to out when v is not a valid quantity.
+func checkQuantity(path string, v any, out *[]string) {
+	var s string
+	switch t := v.(type) {
+	case string:
+		s = t
+	case float64:
+		s = strconv.FormatFloat(t, 'f', -1, 64)
+	default:
+		*out = append(*out, fmt.Sprintf("%s: invalid quantity %v: want a string such as \"1500m\" or \"8Gi\"", path, v))
+		return
+	}
+	if _, err := resource.ParseQuantity(s); err != nil {
+		*out = append(*out, fmt.Sprintf("%s: invalid quantity %q: %v", path, s, err))
+	}
 }
 
 // define records the definition of kind key at o; a second definition is
@@ -166,7 +268,7 @@ func (l *loader) decode(at origin, js []byte, obj any, ignoreStatus bool) bool {
 func (l *loader) define(at origin, kind, key string) bool {
 	k := kind + " " + key
 	if first, dup := l.defined[k]; dup {
-		l.fail(at, "duplicate %s %s: already defined by %s", kind, key, first.where())
+		l.fail(at, "duplicate %s %s: already defined in %s", kind, key, first.where())
 		return false
 	}
 	l.defined[k] = at
@@ -245,7 +347,7 @@ func (l *loader) finish() sim.Scenario {
 				continue
 			}
 			if first, dup := pickedBy[n.Name]; dup {
-				l.fail(ne.at, "node is picked by the selectors of two node groups: %q (%s) and %q (%s)",
+				l.fail(ne.at, "node is picked by the selectors of two node groups: NodeGroup %s (%s) and NodeGroup %s (%s)",
 					l.groups[first].group.Name, l.groups[first].at.where(), ge.group.Name, ge.at.where())
 				continue
 			}

@@ -207,7 +207,7 @@ func (l *loader) addExpanded(at origin, p *apiv1.Pod) {
 	pat := at
 	pat.kind, pat.name = "Pod", p.Namespace+"/"+p.Name
 	if first, dup := l.defined["Pod "+pat.name]; dup {
-		l.fail(at, "expands to pod %s, already defined by %s", pat.name, first.where())
+		l.fail(at, "expands to pod %s, already defined in %s", pat.name, first.where())
 		return
 	}
 	l.defined["Pod "+pat.name] = at
