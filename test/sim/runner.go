@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	kube_record "k8s.io/client-go/tools/record"
 
@@ -67,7 +66,7 @@ type runner struct {
 	csr         *clusterstate.ClusterStateRegistry
 	orch        *orchestrator.ScaleUpOrchestrator
 	taintConfig taints.TaintConfig
-	stopCh      chan struct{}
+	cancel      context.CancelFunc // stops CA's scheduler framework
 }
 
 // autoscalingOptions are CA 1.33.0's flag defaults for everything the
@@ -124,7 +123,6 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		initialSize: map[string]int{},
 		schedReason: map[string]string{},
 		caReason:    map[string]string{},
-		stopCh:      make(chan struct{}),
 	}
 	for i := range s.NodeGroups {
 		r.groups[s.NodeGroups[i].Name] = &s.NodeGroups[i]
@@ -154,23 +152,25 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 	expanderRng := rand.New(rand.NewPCG(seed, 0x5eed0e))
 	schedulerRng := rand.New(rand.NewPCG(seed, 0x5eed05))
 
-	if err := r.buildAutoscaler(s, cfg, expanderRng, readyAt); err != nil {
-		close(r.stopCh)
+	caCtx, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	if err := r.buildAutoscaler(caCtx, s, cfg, expanderRng, readyAt); err != nil {
+		cancel()
 		return nil, err
 	}
 	sched, err := newScheduler(ctx, schedulerRng)
 	if err != nil {
-		close(r.stopCh)
+		cancel()
 		return nil, err
 	}
 	r.sched = sched
 	return r, nil
 }
 
-// close releases the background goroutines of the run.
+// close stops the background goroutines of both scheduler frameworks.
 func (r *runner) close() {
 	r.sched.close()
-	close(r.stopCh)
+	r.cancel()
 }
 
 // buildAutoscaler wires CA 1.33.0 the way its main and NewStaticAutoscaler
@@ -179,8 +179,10 @@ func (r *runner) close() {
 // provider reports for a group whose template lacks or misstates a domain,
 // while the group's real (existing and new) nodes carry DomainLabels, and CA
 // builds its template from a real node whenever the group has one. The rest:
-//   - framework handle from framework.NewHandle (default scheduler profile)
-//     and a PredicateSnapshot over a BasicSnapshotStore;
+//   - a framework.Handle built as framework.NewHandle builds it (default
+//     scheduler profile over a DelegatingSchedulerSharedLister) but with a
+//     framework that stops with ctx (NewHandle's lives for the process), and
+//     a PredicateSnapshot over a BasicSnapshotStore;
 //   - processors.DefaultProcessors, with main's BalancingNodeGroupSetProcessor
 //     (generic comparator, default ratios) and main's pod list processor
 //     minus the currently-drained-nodes step (the simulation never scales
@@ -195,7 +197,7 @@ func (r *runner) close() {
 //
 // In spreadscale mode the plugin wraps the processors, the estimator builder
 // and registers its expander before the chain is built.
-func (r *runner) buildAutoscaler(s Scenario, cfg Config, expanderRng *rand.Rand, readyAt time.Time) error {
+func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, expanderRng *rand.Rand, readyAt time.Time) error {
 	opts := autoscalingOptions(s, cfg)
 
 	templates := map[string]*caframework.NodeInfo{}
@@ -220,10 +222,12 @@ func (r *runner) buildAutoscaler(s Scenario, cfg Config, expanderRng *rand.Rand,
 	cloudProvider := orderedProvider{r.provider}
 
 	client := fake.NewClientset()
-	fwHandle, err := caframework.NewHandle(informers.NewSharedInformerFactory(client, 0), nil, false)
+	delegatingLister := caframework.NewDelegatingSchedulerSharedLister()
+	fwk, err := newDefaultFramework(ctx, delegatingLister)
 	if err != nil {
-		return fmt.Errorf("sim: build CA framework handle: %w", err)
+		return fmt.Errorf("sim: CA framework handle: %w", err)
 	}
+	fwHandle := &caframework.Handle{Framework: fwk, DelegatingLister: delegatingLister}
 	snapshot := predicate.NewPredicateSnapshot(store.NewBasicSnapshotStore(), fwHandle, false)
 	// A FakeRecorder without an Events channel drops events instead of
 	// blocking once a buffer fills.

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	schedconfiglatest "k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
@@ -24,9 +26,6 @@ import (
 // total score. kube-scheduler breaks ties among top-scored nodes at random;
 // here the tie is broken by a source seeded from Config.Seed over the tied
 // nodes sorted by name.
-//
-// The framework's scheduler metrics must be initialized before use; Run
-// creates CA's framework handle first, which does that once per process.
 type scheduler struct {
 	fwk    schedframework.Framework
 	lister *snapshotLister
@@ -48,12 +47,37 @@ func (l *snapshotLister) StorageInfos() schedframework.StorageInfoLister {
 	return l.snap.StorageInfos()
 }
 
-// newScheduler builds the framework from the scheduler's own defaulted
-// configuration (config/latest.Default: the v1 scheme defaults converted to
-// the internal type) and the in-tree plugin registry. Informers come from an
-// empty fake clientset and are never started: no Services, ReplicaSets,
-// PVCs or StorageClasses exist in a simulation.
-func newScheduler(ctx context.Context, rng *rand.Rand) (*scheduler, error) {
+// metricsOnce guards the one-time initialization of kube-scheduler's
+// metrics, which every framework records into.
+var (
+	metricsOnce sync.Once
+	metricsErr  error
+)
+
+// initSchedulerMetrics initializes kube-scheduler's metrics once per
+// process. schedulermetrics.InitMetrics replaces the metric objects on every
+// call, so it must not run while a framework records; CA guards its call
+// with a sync.Once inside framework.NewHandle, so the harness calls
+// NewHandle once (and only once) instead of InitMetrics, which keeps CA code
+// elsewhere in the process safe too.
+func initSchedulerMetrics() error {
+	metricsOnce.Do(func() {
+		_, metricsErr = caframework.NewHandle(informers.NewSharedInformerFactory(fake.NewClientset(), 0), nil, false)
+	})
+	return metricsErr
+}
+
+// newDefaultFramework builds a kube-scheduler framework with the default
+// profile of the scheduler's own defaulted configuration (config/latest:
+// the v1 scheme defaults converted to the internal type) and the in-tree
+// plugin registry, serving nodes from lister. Informers come from an empty
+// fake clientset and are never started: no Services, ReplicaSets, PVCs or
+// StorageClasses exist in a simulation. The framework's background
+// goroutines stop when ctx is done.
+func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister) (schedframework.Framework, error) {
+	if err := initSchedulerMetrics(); err != nil {
+		return nil, fmt.Errorf("sim: scheduler metrics: %w", err)
+	}
 	cfg, err := schedconfiglatest.Default()
 	if err != nil {
 		return nil, fmt.Errorf("sim: default scheduler configuration: %w", err)
@@ -62,16 +86,25 @@ func newScheduler(ctx context.Context, rng *rand.Rand) (*scheduler, error) {
 		return nil, fmt.Errorf("sim: default scheduler configuration has %d profiles, want 1", len(cfg.Profiles))
 	}
 	client := fake.NewClientset()
-	ctx, cancel := context.WithCancel(ctx)
-	lister := &snapshotLister{snap: schedcache.NewEmptySnapshot()}
 	fwk, err := frameworkruntime.NewFramework(ctx, schedplugins.NewInTreeRegistry(), &cfg.Profiles[0],
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(informers.NewSharedInformerFactory(client, 0)),
 		frameworkruntime.WithSnapshotSharedLister(lister),
 	)
 	if err != nil {
-		cancel()
 		return nil, fmt.Errorf("sim: build scheduler framework: %w", err)
+	}
+	return fwk, nil
+}
+
+// newScheduler builds the scheduler over a default framework.
+func newScheduler(ctx context.Context, rng *rand.Rand) (*scheduler, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	lister := &snapshotLister{snap: schedcache.NewEmptySnapshot()}
+	fwk, err := newDefaultFramework(ctx, lister)
+	if err != nil {
+		cancel()
+		return nil, err
 	}
 	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel}, nil
 }

@@ -205,3 +205,41 @@ func TestRunDoesNotModifyScenario(t *testing.T) {
 		t.Fatal("Run modified the scenario")
 	}
 }
+
+// Runs are independent: concurrent runs give the same Result as a
+// sequential one.
+func TestConcurrentRunsAreIndependent(t *testing.T) {
+	zones := []zone{{name: "a", nodes: 1, max: 10, milliCPU: 2000, podsAlready: 1}, {name: "b", max: 10, milliCPU: 2000}}
+	s := buildScenario(zones, workload{app: "web", milliCPU: 1500, pending: 5, spread: 1, action: apiv1.DoNotSchedule})
+	want := run(t, s, sim.Config{Seed: 7})
+	results := make([]*sim.Result, 4)
+	errs := make([]error, 4)
+	done := make(chan int)
+	for i := range results {
+		go func() {
+			results[i], errs[i] = sim.Run(context.Background(), s, sim.Config{Seed: 7})
+			done <- i
+		}()
+	}
+	for range results {
+		<-done
+	}
+	for i := range results {
+		if errs[i] != nil {
+			t.Fatalf("run %d: %v", i, errs[i])
+		}
+		if !reflect.DeepEqual(results[i], want) {
+			t.Errorf("concurrent run %d differs:\n%s\n%s", i, summary(results[i]), summary(want))
+		}
+	}
+}
+
+// A cancelled context stops the run with the context's error.
+func TestCancelledContext(t *testing.T) {
+	s := buildScenario([]zone{{name: "a", max: 10, milliCPU: 2000}}, workload{app: "web", milliCPU: 1500, pending: 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sim.Run(ctx, s, sim.Config{}); err != context.Canceled {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
