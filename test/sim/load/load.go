@@ -62,6 +62,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,24 +95,46 @@ func Files(paths ...string) (sim.Scenario, error) {
 	var srcs []Source
 	var errs Errors
 	for _, p := range paths {
-		names, err := expand(p)
-		if err != nil {
-			errs = append(errs, &Error{Source: p, Message: err.Error()})
+		s, err := FileSources(p)
+		var e *Error
+		if errors.As(err, &e) {
+			errs = append(errs, e)
 			continue
 		}
-		for _, name := range names {
-			data, err := os.ReadFile(name)
-			if err != nil {
-				errs = append(errs, &Error{Source: name, Message: err.Error()})
-				continue
-			}
-			srcs = append(srcs, Source{Name: name, Reader: bytes.NewReader(data)})
-		}
+		srcs = append(srcs, s...)
 	}
 	if len(errs) > 0 {
 		return sim.Scenario{}, errs
 	}
 	return Sources(srcs...)
+}
+
+// FileSources reads the file at path, or the *.yaml, *.yml and *.json
+// files of the directory at path in lexical order, into Sources named by
+// their paths. Its error is an *Error naming the path.
+func FileSources(path string) ([]Source, error) {
+	names, err := expand(path)
+	if err != nil {
+		return nil, &Error{Source: path, Message: pathError(err)}
+	}
+	var out []Source
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, &Error{Source: name, Message: pathError(err)}
+		}
+		out = append(out, Source{Name: name, Reader: bytes.NewReader(data)})
+	}
+	return out, nil
+}
+
+// pathError is err without the operation and path a *fs.PathError repeats.
+func pathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // expand returns path itself, or the YAML and JSON files of a directory.

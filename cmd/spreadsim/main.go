@@ -1,0 +1,285 @@
+// Command spreadsim simulates cluster-autoscaler 1.33 scale-ups on a
+// cluster described in Kubernetes YAML (see package test/sim/load for the
+// input format): the real ScaleUpOrchestrator decides, loop after loop, and
+// the real kube-scheduler binds the pending pods to the nodes it adds. By
+// default it runs the spreadscale wiring; --compare also runs stock
+// cluster-autoscaler on the same input and prints both side by side.
+//
+// Exit status: 0 when the simulation ran (whatever it decided), 2 for bad
+// flags or input (every problem is printed to standard error), 1 when the
+// simulation itself failed.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"k8s.io/klog/v2"
+
+	"github.com/spreadscale/spreadscale/plugin"
+	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/load"
+)
+
+// defaultScenario is the scenario run when no -f is given.
+//
+//go:embed default.yaml
+var defaultScenario []byte
+
+// defaultScenarioName names the built-in scenario in output and errors.
+const defaultScenarioName = "built-in scenario"
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2
+)
+
+// caExpanders are the expanders of cluster-autoscaler 1.33 the simulation
+// can build; plugin.Name is added in spreadscale mode.
+var caExpanders = []string{"random", "most-pods", "least-waste", "least-nodes", "priority"}
+
+// unsupportedExpanders are cluster-autoscaler expanders that need something
+// the simulation does not have.
+var unsupportedExpanders = map[string]string{
+	"price": "it needs a cloud provider pricing model",
+	"grpc":  "it needs an external expander server",
+}
+
+// options are the parsed command line.
+type options struct {
+	files         []string
+	expander      string
+	stockExpander string
+	compare       bool
+	seed          int64
+	maxLoops      int
+	maxNodesTotal int
+	balance       bool
+	output        string
+	verbose       bool
+}
+
+// fileList is the repeatable -f flag.
+type fileList []string
+
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+
+func (f *fileList) Set(v string) error {
+	if v == "" {
+		return errors.New("empty file name")
+	}
+	*f = append(*f, v)
+	return nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is spreadsim with its arguments and standard streams; it returns the
+// exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "spreadsim: %v\n", err)
+		fmt.Fprintln(stderr, "Run 'spreadsim -h' for usage.")
+		return exitUsage
+	}
+	quietLogs(opts.verbose, stderr)
+
+	scenario, name, err := loadScenario(opts.files, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "spreadsim: invalid input:\n")
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "  %s\n", line)
+		}
+		return exitUsage
+	}
+	scenario.MaxNodesTotal = opts.maxNodesTotal
+
+	ctx := context.Background()
+	rep := &report{scenario: scenario, name: name, seed: opts.seed, maxLoops: opts.maxLoops}
+	res, err := sim.Run(ctx, scenario, sim.Config{
+		Spreadscale:              true,
+		Expander:                 opts.expander,
+		MaxLoops:                 opts.maxLoops,
+		Seed:                     opts.seed,
+		BalanceSimilarNodeGroups: opts.balance,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "spreadsim: spreadscale simulation failed: %v\n", err)
+		return exitInternal
+	}
+	rep.runs = append(rep.runs, namedRun{mode: modeSpreadscale, expander: opts.expander, res: res})
+	if opts.compare {
+		stock, err := sim.Run(ctx, scenario, sim.Config{
+			Expander:                 opts.stockExpander,
+			MaxLoops:                 opts.maxLoops,
+			Seed:                     opts.seed,
+			BalanceSimilarNodeGroups: opts.balance,
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "spreadsim: stock simulation failed: %v\n", err)
+			return exitInternal
+		}
+		rep.runs = append(rep.runs, namedRun{mode: modeStock, expander: opts.stockExpander, res: stock})
+	}
+
+	switch opts.output {
+	case "json":
+		err = writeJSON(stdout, rep)
+	case "yaml":
+		err = writeYAML(stdout, rep)
+	default:
+		err = writeTable(stdout, rep)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "spreadsim: writing output: %v\n", err)
+		return exitInternal
+	}
+	return exitOK
+}
+
+// parseFlags parses and validates the command line. It returns
+// flag.ErrHelp after printing the usage for -h.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("spreadsim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var files fileList
+	fs.Var(&files, "f", "input `file` or directory (YAML or JSON; repeatable; - reads standard input); none runs the built-in scenario")
+	fs.StringVar(&o.expander, "expander", plugin.Name+",least-waste", "spreadscale run's --expander chain")
+	fs.BoolVar(&o.compare, "compare", false, "also run stock cluster-autoscaler and print both")
+	fs.StringVar(&o.stockExpander, "stock-expander", "random", "stock run's --expander chain (with --compare)")
+	fs.Int64Var(&o.seed, "seed", 1, "seed of every random choice (random expander, ties)")
+	fs.IntVar(&o.maxLoops, "max-loops", 10, "maximum number of cluster-autoscaler loops per run")
+	fs.IntVar(&o.maxNodesTotal, "max-nodes-total", 0, "cluster-autoscaler's --max-nodes-total (0: unlimited)")
+	fs.BoolVar(&o.balance, "balance-similar-node-groups", false, "cluster-autoscaler's --balance-similar-node-groups")
+	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
+	fs.BoolVar(&o.verbose, "v", false, "print cluster-autoscaler's and the scheduler's logs to standard error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintln(stderr, "Usage: spreadsim [-f FILE]... [--compare] [flags]")
+			fmt.Fprintln(stderr, "Simulates cluster-autoscaler scale-ups with spreadscale (and, with --compare, stock) on a cluster in YAML.")
+			fs.PrintDefaults()
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (input files go after -f)", fs.Arg(0))
+	}
+	o.files = files
+	var errs []error
+	switch o.output {
+	case "table", "json", "yaml":
+	default:
+		errs = append(errs, fmt.Errorf("-o %q: want table, json or yaml", o.output))
+	}
+	if o.maxLoops < 1 {
+		errs = append(errs, fmt.Errorf("--max-loops %d: must be at least 1", o.maxLoops))
+	}
+	if o.maxNodesTotal < 0 {
+		errs = append(errs, fmt.Errorf("--max-nodes-total %d: must not be negative", o.maxNodesTotal))
+	}
+	if err := checkExpanders("--expander", o.expander, true); err != nil {
+		errs = append(errs, err)
+	}
+	if err := checkExpanders("--stock-expander", o.stockExpander, false); err != nil {
+		errs = append(errs, err)
+	}
+	stdins := 0
+	for _, f := range files {
+		if f == "-" {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		errs = append(errs, errors.New("-f -: standard input can be read only once"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return o, nil
+}
+
+// checkExpanders validates a comma-separated expander chain: known names,
+// none empty, topology-spread only in the spreadscale run.
+func checkExpanders(flagName, chain string, spreadscale bool) error {
+	known := map[string]bool{}
+	for _, n := range caExpanders {
+		known[n] = true
+	}
+	if spreadscale {
+		known[plugin.Name] = true
+	}
+	for _, name := range strings.Split(chain, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			return fmt.Errorf("%s %q: empty expander name", flagName, chain)
+		case unsupportedExpanders[name] != "":
+			return fmt.Errorf("%s: expander %q is not supported by the simulation: %s", flagName, name, unsupportedExpanders[name])
+		case name == plugin.Name && !spreadscale:
+			return fmt.Errorf("%s: %q is spreadscale's expander; stock cluster-autoscaler does not have it", flagName, name)
+		case !known[name]:
+			names := append([]string(nil), caExpanders...)
+			if spreadscale {
+				names = append(names, plugin.Name)
+			}
+			return fmt.Errorf("%s: unknown expander %q (want a comma-separated list of %s)", flagName, name, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// loadScenario reads the -f inputs (standard input for "-") or the
+// built-in scenario, and returns it with a name for the output.
+func loadScenario(files []string, stdin io.Reader) (sim.Scenario, string, error) {
+	if len(files) == 0 {
+		s, err := load.Sources(load.Source{Name: defaultScenarioName, Reader: strings.NewReader(string(defaultScenario))})
+		return s, defaultScenarioName, err
+	}
+	var srcs []load.Source
+	var errs load.Errors
+	for _, f := range files {
+		if f == "-" {
+			srcs = append(srcs, load.Source{Name: "<stdin>", Reader: stdin})
+			continue
+		}
+		s, err := load.FileSources(f)
+		var e *load.Error
+		if errors.As(err, &e) {
+			errs = append(errs, e)
+			continue
+		}
+		srcs = append(srcs, s...)
+	}
+	if len(errs) > 0 {
+		return sim.Scenario{}, "", errs
+	}
+	s, err := load.Sources(srcs...)
+	return s, strings.Join(files, ", "), err
+}
+
+// quietLogs sends the klog output of cluster-autoscaler and the scheduler
+// to stderr when verbose is set, and discards it otherwise.
+func quietLogs(verbose bool, stderr io.Writer) {
+	klog.LogToStderr(false)
+	if verbose {
+		klog.SetOutput(stderr)
+		return
+	}
+	klog.SetOutput(io.Discard)
+}

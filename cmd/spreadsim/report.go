@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/spreadscale/spreadscale/test/sim"
+)
+
+// Run modes, as the output names them.
+const (
+	modeSpreadscale = "spreadscale"
+	modeStock       = "stock"
+)
+
+// namedRun is one simulation of the report.
+type namedRun struct {
+	mode     string
+	expander string
+	res      *sim.Result
+}
+
+// report is everything the output renders: the input and one run per mode,
+// the spreadscale run first.
+type report struct {
+	scenario sim.Scenario
+	name     string
+	seed     int64
+	maxLoops int
+	runs     []namedRun
+}
+
+// run returns the run of mode, nil when it did not run.
+func (r *report) run(mode string) *namedRun {
+	for i := range r.runs {
+		if r.runs[i].mode == mode {
+			return &r.runs[i]
+		}
+	}
+	return nil
+}
+
+// Output is the -o json and -o yaml document: the spreadscale run under
+// "result" and, with --compare, the stock run under "stock".
+type Output struct {
+	Result *Result `json:"result"`
+	Stock  *Result `json:"stock,omitempty"`
+}
+
+// Result is one run. Every list is present, empty when it has no entry.
+type Result struct {
+	// Loops has one entry per cluster-autoscaler loop that ran.
+	Loops []Loop `json:"loops"`
+	// NodeGroups lists every group with its initial and final size.
+	NodeGroups []GroupSize `json:"nodeGroups"`
+	// Pods lists every pod pending at the start that got bound, in binding
+	// order.
+	Pods []Placement `json:"pods"`
+	// Unschedulable lists the pods still pending at the end.
+	Unschedulable []Pending `json:"unschedulable"`
+}
+
+// Loop is what one cluster-autoscaler loop did.
+type Loop struct {
+	ScaleUps  []ScaleUp `json:"scaleUps"`
+	BoundPods int       `json:"boundPods"`
+}
+
+// ScaleUp is one node group's size increase in a loop.
+type ScaleUp struct {
+	NodeGroup string `json:"nodeGroup"`
+	From      int    `json:"from"`
+	To        int    `json:"to"`
+}
+
+// GroupSize is a node group's initial and final size.
+type GroupSize struct {
+	Name string `json:"name"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
+}
+
+// Placement is where a pending pod got bound: its node, the node's group
+// ("" for a node no group manages) and the loop after which it was bound
+// (0: it fit before the first loop).
+type Placement struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Node      string `json:"node"`
+	NodeGroup string `json:"nodeGroup"`
+	Loop      int    `json:"loop"`
+}
+
+// Pending is a pod left pending, with the scheduler's and
+// cluster-autoscaler's reasons.
+type Pending struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Reason    string `json:"reason"`
+}
+
+// toResult converts a sim.Result to its output form.
+func toResult(res *sim.Result) *Result {
+	out := &Result{
+		Loops:         make([]Loop, 0, len(res.Loops)),
+		NodeGroups:    make([]GroupSize, 0, len(res.NodeGroups)),
+		Pods:          make([]Placement, 0, len(res.Pods)),
+		Unschedulable: make([]Pending, 0, len(res.Unschedulable)),
+	}
+	for _, l := range res.Loops {
+		loop := Loop{ScaleUps: make([]ScaleUp, 0, len(l.ScaleUps)), BoundPods: l.BoundPods}
+		for _, u := range l.ScaleUps {
+			loop.ScaleUps = append(loop.ScaleUps, ScaleUp{NodeGroup: u.NodeGroup, From: u.From, To: u.To})
+		}
+		out.Loops = append(out.Loops, loop)
+	}
+	for _, g := range res.NodeGroups {
+		out.NodeGroups = append(out.NodeGroups, GroupSize{Name: g.Name, From: g.From, To: g.To})
+	}
+	for _, p := range res.Pods {
+		out.Pods = append(out.Pods, Placement{Namespace: p.Namespace, Name: p.Name, Node: p.Node, NodeGroup: p.NodeGroup, Loop: p.Loop})
+	}
+	for _, p := range res.Unschedulable {
+		out.Unschedulable = append(out.Unschedulable, Pending{Namespace: p.Namespace, Name: p.Name, Reason: p.Reason})
+	}
+	return out
+}
+
+// output builds the Output of r.
+func (r *report) output() *Output {
+	out := &Output{}
+	if run := r.run(modeSpreadscale); run != nil {
+		out.Result = toResult(run.res)
+	}
+	if run := r.run(modeStock); run != nil {
+		out.Stock = toResult(run.res)
+	}
+	return out
+}
+
+// writeJSON writes the Output as indented JSON.
+func writeJSON(w io.Writer, r *report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.output())
+}
+
+// writeYAML writes the Output as YAML (the JSON structure, same field
+// names).
+func writeYAML(w io.Writer, r *report) error {
+	data, err := yaml.Marshal(r.output())
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}

@@ -1,0 +1,435 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// zoneKey is always shown in the per-domain table when nodes carry it.
+const zoneKey = apiv1.LabelTopologyZone
+
+// columns returns the runs in table column order: stock first, then
+// spreadscale.
+func (r *report) columns() []*namedRun {
+	var out []*namedRun
+	for _, mode := range []string{modeStock, modeSpreadscale} {
+		if run := r.run(mode); run != nil {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+// writeTable writes the report for a person: the scale-ups of each loop,
+// every group's size, per topology domain the matching pods of each
+// workload that had pending pods, the pods left pending, and a verdict.
+func writeTable(w io.Writer, r *report) error {
+	cols := r.columns()
+	wl := workloadsOf(r.scenario)
+	var b strings.Builder
+
+	pending := 0
+	for _, p := range r.scenario.Pods {
+		if p.Spec.NodeName == "" {
+			pending++
+		}
+	}
+	fmt.Fprintf(&b, "scenario: %s: %d nodes, %d node groups, %d pods (%d pending)\n",
+		r.name, len(r.scenario.Nodes), len(r.scenario.NodeGroups), len(r.scenario.Pods), pending)
+	fmt.Fprintf(&b, "config: --seed=%d --max-loops=%d", r.seed, r.maxLoops)
+	if r.scenario.MaxNodesTotal > 0 {
+		fmt.Fprintf(&b, " --max-nodes-total=%d", r.scenario.MaxNodesTotal)
+	}
+	b.WriteString("\n")
+
+	b.WriteString("\nSCALE-UPS\n")
+	tw := newTab(&b)
+	header := []string{"LOOP"}
+	for _, c := range cols {
+		header = append(header, fmt.Sprintf("%s (%s)", strings.ToUpper(c.mode), c.expander))
+	}
+	row(tw, header...)
+	if cells, some := loopZero(cols); some {
+		row(tw, append([]string{"0"}, cells...)...)
+	}
+	maxLoops := 0
+	for _, c := range cols {
+		maxLoops = max(maxLoops, len(c.res.Loops))
+	}
+	for i := 0; i < maxLoops; i++ {
+		cells := []string{fmt.Sprint(i + 1)}
+		for _, c := range cols {
+			cells = append(cells, loopCell(c.res, i))
+		}
+		row(tw, cells...)
+	}
+	if maxLoops == 0 {
+		row(tw, "-", "no loop ran: nothing was pending after the scheduler's first pass")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	b.WriteString("\nNODE GROUPS\n")
+	tw = newTab(&b)
+	zones := len(domainValues(r, zoneKey)) > 0
+	header = []string{"GROUP"}
+	if zones {
+		header = append(header, "ZONE")
+	}
+	header = append(header, "MIN", "MAX", "BEFORE")
+	for _, c := range cols {
+		header = append(header, strings.ToUpper(c.mode))
+	}
+	row(tw, header...)
+	for i, g := range r.scenario.NodeGroups {
+		cells := []string{g.Name}
+		if zones {
+			zone, ok := templateLabel(g, zoneKey)
+			if !ok {
+				zone = "-"
+			}
+			cells = append(cells, zone)
+		}
+		cells = append(cells, fmt.Sprint(g.MinSize), fmt.Sprint(g.MaxSize), fmt.Sprint(cols[0].res.NodeGroups[i].From))
+		for _, c := range cols {
+			cells = append(cells, fmt.Sprint(c.res.NodeGroups[i].To))
+		}
+		row(tw, cells...)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	for _, key := range domainKeys(r, wl) {
+		fmt.Fprintf(&b, "\nMATCHING PODS PER %s\n", key)
+		tw = newTab(&b)
+		header = []string{"WORKLOAD", "DOMAIN", "BEFORE"}
+		for _, c := range cols {
+			header = append(header, strings.ToUpper(c.mode))
+		}
+		row(tw, header...)
+		domains := domainValues(r, key)
+		for _, w := range wl {
+			before := w.count(key, r.scenario.Nodes, r.scenario.Pods)
+			var after []map[string]int
+			for _, c := range cols {
+				after = append(after, w.count(key, c.res.Nodes, c.res.BoundPods))
+			}
+			for di, d := range domains {
+				name := ""
+				if di == 0 {
+					name = w.name
+				}
+				cells := []string{name, d, fmt.Sprint(before[d])}
+				for _, a := range after {
+					cells = append(cells, fmt.Sprint(a[d]))
+				}
+				row(tw, cells...)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+
+	b.WriteString("\n")
+	for _, c := range cols {
+		if len(c.res.Unschedulable) == 0 {
+			fmt.Fprintf(&b, "PENDING (%s): none\n", c.mode)
+			continue
+		}
+		fmt.Fprintf(&b, "PENDING (%s): %d pods\n", c.mode, len(c.res.Unschedulable))
+		for _, p := range c.res.Unschedulable {
+			fmt.Fprintf(&b, "  %s/%s: %s\n", p.Namespace, p.Name, p.Reason)
+		}
+	}
+
+	b.WriteString("\n")
+	if len(cols) > 1 {
+		fmt.Fprintf(&b, "verdict: %s | %s\n", summary(r.run(modeSpreadscale), wl), summary(r.run(modeStock), wl))
+	} else {
+		fmt.Fprintf(&b, "summary: %s\n", summary(cols[0], wl))
+	}
+	lines := strings.Split(b.String(), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n"))
+	return err
+}
+
+// templateLabel is the value of key on the nodes group g adds (its
+// domain labels override its template's labels) and whether they carry it.
+func templateLabel(g sim.NodeGroup, key string) (string, bool) {
+	if v, ok := g.DomainLabels[key]; ok {
+		return v, true
+	}
+	v, ok := g.Template.Labels[key]
+	return v, ok
+}
+
+// newTab returns a tabwriter with two spaces between columns.
+func newTab(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+}
+
+// row writes one tab-separated table row.
+func row(tw *tabwriter.Writer, cells ...string) {
+	fmt.Fprintln(tw, strings.Join(cells, "\t"))
+}
+
+// loopZero returns, per column, how many pending pods fit existing nodes
+// before the first loop, and whether any did.
+func loopZero(cols []*namedRun) ([]string, bool) {
+	var cells []string
+	some := false
+	for _, c := range cols {
+		n := 0
+		for _, p := range c.res.Pods {
+			if p.Loop == 0 {
+				n++
+			}
+		}
+		some = some || n > 0
+		cells = append(cells, fmt.Sprintf("fit existing nodes (bound %d)", n))
+	}
+	return cells, some
+}
+
+// loopCell renders loop i of res: its scale-ups and the pods bound after
+// it, "" when the run had fewer loops.
+func loopCell(res *sim.Result, i int) string {
+	if i >= len(res.Loops) {
+		return ""
+	}
+	l := res.Loops[i]
+	var ups []string
+	for _, u := range l.ScaleUps {
+		ups = append(ups, fmt.Sprintf("%s %d->%d", u.NodeGroup, u.From, u.To))
+	}
+	if len(ups) == 0 {
+		ups = []string{"no scale-up"}
+	}
+	return fmt.Sprintf("%s (bound %d)", strings.Join(ups, ", "), l.BoundPods)
+}
+
+// summary is one run's verdict: loops that scaled, final node count, the
+// largest skew over the workloads' DoNotSchedule constraints (hostname
+// excepted) as the scheduler measures it on the final cluster, and the
+// pods left pending.
+func summary(run *namedRun, wl []*workload) string {
+	res := run.res
+	loops := res.ScaleUpLoops()
+	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), maxSkew(res, wl))
+	if n := len(res.Unschedulable); n > 0 {
+		s += fmt.Sprintf(", %d pending", n)
+	}
+	return s
+}
+
+// plural returns word with an "s" unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// maxSkew is the largest skew, max minus global minimum of the matching
+// pods over the counted domains, of any workload's DoNotSchedule
+// constraint other than hostname on the final cluster of res; "-" when no
+// workload has such a constraint.
+func maxSkew(res *sim.Result, wl []*workload) string {
+	u, err := topology.NewUniverse(res.Nodes, res.BoundPods, nil, nil)
+	if err != nil {
+		return "?"
+	}
+	best, found := 0, false
+	for _, w := range wl {
+		if w.spread == nil {
+			continue
+		}
+		counts := u.Count(w.spread)
+		for i, c := range w.spread.Hard {
+			if c.TopologyKey == apiv1.LabelHostname || counts.Domains(i) == 0 {
+				continue
+			}
+			top := 0
+			for _, n := range res.Nodes {
+				if v, ok := n.Labels[c.TopologyKey]; ok {
+					top = max(top, counts.MatchNum(i, v))
+				}
+			}
+			best, found = max(best, top-counts.MinMatchNum(i)), true
+		}
+	}
+	if !found {
+		return "-"
+	}
+	return fmt.Sprint(best)
+}
+
+// workload is a set of pods pending at the start that belong together:
+// the same controller (a Deployment for the ReplicaSets it owns), or, for
+// pods without one, the same spread selector.
+type workload struct {
+	name string
+	// rep is the first pod; its spread decides which pods are counted.
+	rep    *apiv1.Pod
+	spread *topology.Spread
+	// members are the workload's pods ("namespace/name"), counted when
+	// the pods have no DoNotSchedule constraint.
+	members map[string]bool
+}
+
+// workloadsOf groups the scenario's pending pods into workloads, in input
+// order.
+func workloadsOf(s sim.Scenario) []*workload {
+	var out []*workload
+	byName := map[string]*workload{}
+	for _, p := range s.Pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		spread, err := topology.NewSpread(p, nil)
+		if err != nil {
+			spread = nil
+		}
+		name := workloadName(p, spread)
+		w, ok := byName[name]
+		if !ok {
+			w = &workload{name: name, rep: p, members: map[string]bool{}}
+			if spread.HasHard() {
+				w.spread = spread
+			}
+			byName[name] = w
+			out = append(out, w)
+		}
+		w.members[p.Namespace+"/"+p.Name] = true
+	}
+	return out
+}
+
+// workloadName names a pod's workload: "<Kind> <namespace>/<name>" of its
+// controller (the Deployment of a ReplicaSet named "<deployment>-<hash>"
+// whose pods carry pod-template-hash=<hash>), else "pods <namespace>
+// <selector>" of its first DoNotSchedule constraint, else the pod itself.
+func workloadName(p *apiv1.Pod, spread *topology.Spread) string {
+	if ref := metav1.GetControllerOf(p); ref != nil {
+		if h := p.Labels["pod-template-hash"]; ref.Kind == "ReplicaSet" && h != "" && strings.HasSuffix(ref.Name, "-"+h) {
+			return "Deployment " + p.Namespace + "/" + strings.TrimSuffix(ref.Name, "-"+h)
+		}
+		return ref.Kind + " " + p.Namespace + "/" + ref.Name
+	}
+	if spread.HasHard() {
+		return fmt.Sprintf("pods %s {%s}", p.Namespace, spread.Hard[0].Selector)
+	}
+	return "Pod " + p.Namespace + "/" + p.Name
+}
+
+// selectorFor is the selector counted for domain key: the workload's
+// DoNotSchedule constraint on key, else its first one; nil when it has
+// none (the workload's own pods are counted then).
+func (w *workload) selectorFor(key string) labels.Selector {
+	if w.spread == nil {
+		return nil
+	}
+	for _, c := range w.spread.Hard {
+		if c.TopologyKey == key {
+			return c.Selector
+		}
+	}
+	return w.spread.Hard[0].Selector
+}
+
+// count returns the number of the workload's matching bound pods per value
+// of key over nodes: pods of the representative's namespace matching the
+// spread selector (or the workload's own pods), on nodes that carry key.
+func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map[string]int {
+	domain := map[string]string{}
+	for _, n := range nodes {
+		if v, ok := n.Labels[key]; ok {
+			domain[n.Name] = v
+		}
+	}
+	sel := w.selectorFor(key)
+	out := map[string]int{}
+	for _, p := range pods {
+		d, ok := domain[p.Spec.NodeName]
+		if p.Spec.NodeName == "" || !ok || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
+			continue
+		}
+		switch {
+		case sel != nil:
+			if p.Namespace == w.rep.Namespace && !sel.Empty() && sel.Matches(labels.Set(p.Labels)) {
+				out[d]++
+			}
+		case w.members[p.Namespace+"/"+p.Name]:
+			out[d]++
+		}
+	}
+	return out
+}
+
+// domainKeys are the topology keys of the per-domain tables: the zone key
+// and every key of the workloads' DoNotSchedule constraints except
+// hostname, each only when some node or template carries it.
+func domainKeys(r *report, wl []*workload) []string {
+	keys := []string{zoneKey}
+	for _, w := range wl {
+		if w.spread == nil {
+			continue
+		}
+		for _, c := range w.spread.Hard {
+			if c.TopologyKey != apiv1.LabelHostname && !slices.Contains(keys, c.TopologyKey) {
+				keys = append(keys, c.TopologyKey)
+			}
+		}
+	}
+	if len(wl) == 0 {
+		return nil
+	}
+	var out []string
+	for _, k := range keys {
+		if len(domainValues(r, k)) > 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// domainValues are the values of key over the initial nodes, every run's
+// final nodes and every group's template (with its domain labels), sorted:
+// a zero-size group's domain is listed too.
+func domainValues(r *report, key string) []string {
+	set := map[string]bool{}
+	add := func(nodes []*apiv1.Node) {
+		for _, n := range nodes {
+			if v, ok := n.Labels[key]; ok {
+				set[v] = true
+			}
+		}
+	}
+	add(r.scenario.Nodes)
+	for _, c := range r.runs {
+		add(c.res.Nodes)
+	}
+	for _, g := range r.scenario.NodeGroups {
+		if v, ok := templateLabel(g, key); ok {
+			set[v] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
