@@ -1020,8 +1020,8 @@ func TestDifferential(t *testing.T) {
 	elapsed := time.Since(start)
 	summary := fmt.Sprintf("differential: %d cases, %d disagreements (seed %d, %d node decisions, %.1fs)",
 		n, bad, *diffSeed, stats.decisions, elapsed.Seconds())
-	t.Log(summary)
-	fmt.Println(summary)
+	t.Logf("%s", summary)
+	fmt.Printf("%s\n", summary)
 	t.Logf("real Filter verdicts (full clusters, registering nodes): %d Success, %d Unschedulable, %d UnschedulableAndUnresolvable; "+
 		"%d cases with hard constraints; %d constraints whose minimum minDomains forces to 0; %d AdmitNew checks on a new domain",
 		stats.codes[framework.Success], stats.codes[framework.Unschedulable], stats.codes[framework.UnschedulableAndUnresolvable],
@@ -1230,6 +1230,6 @@ func TestDifferentialPlanner(t *testing.T) {
 	}
 	summary := fmt.Sprintf("planner differential: %d cases, %d with placements the scheduler rejects (%d placed, %d unplaced)",
 		n, bad, placed, unplaced)
-	t.Log(summary)
-	fmt.Println(summary)
+	t.Logf("%s", summary)
+	fmt.Printf("%s\n", summary)
 }
