@@ -22,7 +22,7 @@ art="${E2E_ARTIFACTS:-$here/_artifacts}"
 mkdir -p "$art"
 art="$(cd "$art" && pwd)"
 logs="$art/logs"
-rm -rf "$logs" "$art/report.txt"
+rm -rf "$logs" "$art/report.txt" "$art/ca.pids"
 mkdir -p "$logs" "$art/bin"
 
 export GONOSUMDB="${GONOSUMDB:-k8s.io/autoscaler,github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice}"
@@ -36,6 +36,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/spreadscale-e2e.XXXXXX")"
 pgids=()
 names=()
 status=1
+test_pid=""
 
 stop_all() {
 	local i
@@ -52,9 +53,34 @@ stop_all() {
 	pgids=()
 }
 
+# stop_tests stops a still running test binary (it stops its CA processes
+# on SIGTERM), then any CA process left in <artifacts>/ca.pids.
+stop_tests() {
+	if [[ -n "$test_pid" ]] && kill -0 "$test_pid" 2>/dev/null; then
+		kill -TERM -- "-$test_pid" 2>/dev/null || true
+		local deadline=$((SECONDS + 90))
+		while kill -0 "$test_pid" 2>/dev/null && ((SECONDS < deadline)); do
+			sleep 0.5
+		done
+		kill -KILL -- "-$test_pid" 2>/dev/null || true
+	fi
+	local pid
+	if [[ -f "$art/ca.pids" ]]; then
+		while read -r pid; do
+			[[ -n "$pid" ]] || continue
+			if grep -qa cluster-autoscaler "/proc/$pid/cmdline" 2>/dev/null; then
+				kill -TERM -- "-$pid" 2>/dev/null || true
+				sleep 5
+				kill -KILL -- "-$pid" 2>/dev/null || true
+			fi
+		done <"$art/ca.pids"
+	fi
+}
+
 on_exit() {
 	status=$?
 	trap - EXIT INT TERM
+	stop_tests
 	stop_all
 	rm -rf "$work"
 	if ((status != 0)); then
@@ -64,8 +90,8 @@ on_exit() {
 		local ca
 		ca="$(ls -1t "$logs"/ca-*.log 2>/dev/null | head -1 || true)"
 		if [[ -n "$ca" ]]; then
-			echo "--- last 40 lines of $ca ---" >&2
-			tail -n 40 "$ca" >&2 || true
+			echo "--- last 40 lines of $ca (informer shutdown lines omitted) ---" >&2
+			grep -v 'reflector.go' "$ca" | tail -n 40 >&2 || true
 		fi
 	else
 		echo "e2e passed; logs in $logs, report in $art/report.txt"
@@ -223,11 +249,18 @@ echo "control plane up in $((SECONDS - t0))s (apiserver https://127.0.0.1:$api_p
 
 # --- scenarios -------------------------------------------------------------------
 t0=$SECONDS
-set +e
-(cd "$root/test/e2e" && "$art/bin/e2e.test" -test.v -test.count=1 -test.timeout="${E2E_TIMEOUT:-40m}" \
+# The test binary runs in its own process group, so that a Ctrl-C reaches
+# only this script, which then stops the test (the test stops its CA
+# processes, which delete their kwok nodes) before the control plane.
+(cd "$root/test/e2e" && exec setsid "$art/bin/e2e.test" -test.v -test.count=1 -test.timeout="${E2E_TIMEOUT:-40m}" \
 	${E2E_RUN:+-test.run="$E2E_RUN"} \
-	-kubeconfig="$kubeconfig" -ca-binary="$ca_bin" -artifacts="$art") 2>&1 | tee "$logs/go-test.log"
-test_status="${PIPESTATUS[0]}"
-set -e
+	-kubeconfig="$kubeconfig" -ca-binary="$ca_bin" -artifacts="$art") >"$logs/go-test.log" 2>&1 </dev/null &
+test_pid=$!
+tail -n +1 -f --pid="$test_pid" "$logs/go-test.log" &
+tail_pid=$!
+test_status=0
+wait "$test_pid" || test_status=$?
+test_pid=""
+wait "$tail_pid" 2>/dev/null || true
 echo "scenarios ran in $((SECONDS - t0))s" | tee -a "$art/build-times.txt"
 exit "$test_status"

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -80,22 +81,28 @@ type scenario struct {
 	row    row
 	// stopRegistrar stops the node registration loop.
 	stopRegistrar context.CancelFunc
-	// created is when the workload was created.
-	created time.Time
+	// autoscaler is the CA configuration the scenario runs.
+	autoscaler autoscaler
+	// started is when CA was started.
+	started time.Time
 }
 
 // newScenario creates the namespaces, the kwok provider ConfigMaps and the
-// initial nodes of groups, then starts CA. Everything is torn down when the
-// test ends, and the scenario's row is added to the report.
+// initial nodes of groups. The scenario then creates its workload and calls
+// startWhenPending, which starts CA (configured by a) once the scheduler has
+// given up on the pods, so that every run starts from the same state.
+// Everything is torn down when the test ends, and the scenario's row is
+// added to the report.
 func newScenario(t *testing.T, id, title string, a autoscaler, groups []nodeGroup) *scenario {
 	t.Helper()
 	s := &scenario{
-		t:      t,
-		id:     id,
-		ns:     "e2e-" + id,
-		caNS:   "ca-" + id,
-		groups: groups,
-		row:    row{Scenario: title, Autoscaler: a.Name, Seconds: -1},
+		t:          t,
+		id:         id,
+		ns:         "e2e-" + id,
+		caNS:       "ca-" + id,
+		groups:     groups,
+		autoscaler: a,
+		row:        row{Scenario: title, Autoscaler: a.Name, Seconds: -1},
 	}
 	// Registered first, so it runs last: after the teardown, with the final
 	// test result.
@@ -122,7 +129,6 @@ func newScenario(t *testing.T, id, title string, a autoscaler, groups []nodeGrou
 	s.stopRegistrar = cancel
 	go s.registrar(regCtx)
 	s.createInitialNodes()
-	s.ca = startCA(t, s, a)
 	return s
 }
 
@@ -355,11 +361,50 @@ func deleteNamespace(ctx context.Context, ns string) error {
 	})
 }
 
-// markCreated records the workload creation time.
-func (s *scenario) markCreated() { s.created = time.Now() }
+// startWhenPending waits until the want pods matching selector exist and
+// each one either runs or has been found unschedulable by the scheduler, then
+// starts CA. The time to all-Running is measured from here.
+func (s *scenario) startWhenPending(selector string, want int) {
+	s.t.Helper()
+	ctx := context.Background()
+	pending := 0
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil || len(pods.Items) != want {
+			return false, nil
+		}
+		pending = 0
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning {
+				continue
+			}
+			if !unschedulable(&p) {
+				return false, nil
+			}
+			pending++
+		}
+		return true, nil
+	})
+	if err != nil {
+		s.t.Fatalf("the %d pods %q were not all running or unschedulable within 90s", want, selector)
+	}
+	s.t.Logf("%d of %d pods %q unschedulable; starting cluster-autoscaler", pending, want, selector)
+	s.started = time.Now()
+	s.ca = startCA(s.t, s, s.autoscaler)
+}
+
+func unschedulable(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
 
 // waitRunning waits until want pods matching selector run, and records the
-// seconds since markCreated in the report row. It returns false on timeout.
+// seconds since CA was started (if it was) in the report row. It returns
+// false on timeout.
 func (s *scenario) waitRunning(selector string, want int, timeout time.Duration) bool {
 	s.t.Helper()
 	ctx := context.Background()
@@ -379,7 +424,9 @@ func (s *scenario) waitRunning(selector string, want int, timeout time.Duration)
 	if err != nil {
 		return false
 	}
-	s.row.Seconds = time.Since(s.created).Seconds()
+	if s.ca != nil {
+		s.row.Seconds = time.Since(s.started).Seconds()
+	}
 	return true
 }
 
@@ -432,11 +479,18 @@ func (s *scenario) groupSizes() map[string]int {
 	return sizes
 }
 
-// record fills the report row with the final state.
+// record fills the report row with the final state, including the nodes
+// CA reports having added on its /metrics endpoint.
 func (s *scenario) record(selector string) {
 	s.row.Loops = s.ca.scaleUpLoops()
 	s.row.PodsPerZone = s.podsPerZone(selector)
 	s.row.NodesPerGroup = s.groupSizes()
+	added, err := s.ca.scaledUpNodes()
+	if err != nil {
+		s.t.Errorf("reading cluster-autoscaler metrics: %v", err)
+		return
+	}
+	s.row.NodesAdded = added
 }
 
 // skew is max - min over the counts.
@@ -524,6 +578,7 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
+	running.add(p)
 	t.Logf("cluster-autoscaler (%s) pid %d, log %s", a.Name, cmd.Process.Pid, logPath)
 
 	ctx := context.Background()
@@ -553,6 +608,7 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 // stop sends SIGTERM and waits for CA to clean up and exit.
 func (p *caProcess) stop() error {
 	defer p.logFile.Close()
+	defer running.remove(p)
 	select {
 	case <-p.exited:
 		return fmt.Errorf("cluster-autoscaler had already exited: %v", p.waitErr)
@@ -568,6 +624,82 @@ func (p *caProcess) stop() error {
 		<-p.exited
 		return fmt.Errorf("cluster-autoscaler did not exit within 60s of SIGTERM; killed")
 	}
+}
+
+// processes tracks the running CA processes, so that an interrupted test
+// run can stop them (see TestMain), and lists their process group ids in
+// <artifacts>/ca.pids for hack/e2e/run.sh as a last resort.
+type processes struct {
+	mu    sync.Mutex
+	procs map[*caProcess]bool
+}
+
+var running = &processes{procs: map[*caProcess]bool{}}
+
+func (r *processes) add(p *caProcess) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.procs[p] = true
+	r.writePIDs()
+}
+
+func (r *processes) remove(p *caProcess) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.procs, p)
+	r.writePIDs()
+}
+
+func (r *processes) writePIDs() {
+	var b strings.Builder
+	for p := range r.procs {
+		fmt.Fprintf(&b, "%d\n", p.cmd.Process.Pid)
+	}
+	_ = os.WriteFile(filepath.Join(env.artifacts, "ca.pids"), []byte(b.String()), 0o644)
+}
+
+// stopAll stops every running CA (each cleans up its kwok nodes).
+func (r *processes) stopAll() {
+	r.mu.Lock()
+	procs := make([]*caProcess, 0, len(r.procs))
+	for p := range r.procs {
+		procs = append(procs, p)
+	}
+	r.mu.Unlock()
+	for _, p := range procs {
+		if err := p.stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping cluster-autoscaler pid %d: %v\n", p.cmd.Process.Pid, err)
+		}
+	}
+}
+
+// scaledUpNodes reads CA's cluster_autoscaler_scaled_up_nodes_total from
+// its /metrics endpoint.
+func (p *caProcess) scaledUpNodes() (int, error) {
+	resp, err := http.Get("http://" + p.addr + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	total := 0.0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "cluster_autoscaler_scaled_up_nodes_total") {
+			continue
+		}
+		fields := strings.Fields(line)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing %q: %v", line, err)
+		}
+		total += v
+	}
+	return int(total), sc.Err()
 }
 
 // logLines returns the lines of CA's log containing substr.

@@ -15,7 +15,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +48,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "e2e setup: %v\n", err)
 		os.Exit(2)
 	}
+	// An interrupted run (Ctrl-C, or hack/e2e/run.sh stopping) still stops
+	// the CA processes, so that they delete their kwok nodes.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "e2e: %v: stopping cluster-autoscaler processes\n", sig)
+		running.stopAll()
+		_ = env.report.write(os.Stdout, filepath.Join(env.artifacts, "report.txt"))
+		os.Exit(1)
+	}()
 	code := m.Run()
 	if err := env.report.write(os.Stdout, filepath.Join(env.artifacts, "report.txt")); err != nil {
 		fmt.Fprintf(os.Stderr, "writing the report: %v\n", err)

@@ -21,13 +21,15 @@ type row struct {
 	// Loops is the number of scale-up loops (CA's "Final scale-up plan"
 	// log lines).
 	Loops int
-	// Seconds from creating the workload until all its pods ran; negative
-	// when they never all ran.
+	// Seconds from starting CA (with the workload already pending) until
+	// all its pods ran; negative when they never all ran.
 	Seconds     float64
 	PodsPerZone map[string]int
 	// NodesPerGroup is the size of every node group at the end.
 	NodesPerGroup map[string]int
-	Note          string
+	// NodesAdded is CA's cluster_autoscaler_scaled_up_nodes_total.
+	NodesAdded int
+	Note       string
 }
 
 type report struct {
@@ -62,7 +64,7 @@ func (r *report) render() string {
 	defer r.mu.Unlock()
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tAUTOSCALER\tRESULT\tLOOPS\tSECONDS\tPODS PER ZONE\tNODES PER GROUP\tNOTE")
+	fmt.Fprintln(tw, "SCENARIO\tAUTOSCALER\tRESULT\tLOOPS\tNODES ADDED\tSECS CA START->RUNNING\tPODS PER ZONE\tNODES PER GROUP\tNOTE")
 	for _, x := range r.rows {
 		secs := "never"
 		if x.Seconds >= 0 {
@@ -72,7 +74,7 @@ func (r *report) render() string {
 		if note == "" {
 			note = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", x.Scenario, x.Autoscaler, x.Result, x.Loops, secs,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", x.Scenario, x.Autoscaler, x.Result, x.Loops, x.NodesAdded, secs,
 			formatCounts(x.PodsPerZone), formatCounts(x.NodesPerGroup), note)
 	}
 	tw.Flush()

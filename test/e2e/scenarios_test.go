@@ -89,9 +89,9 @@ func (s *scenario) createDeployment(d *appsv1.Deployment) {
 func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
 	s := newScenario(t, id, "zone-spread 6x1.5cpu", a, threeZones)
 	labels := map[string]string{"app": "web"}
-	s.markCreated()
 	s.createDeployment(deployment("web", 6, podTemplate(labels, "1500m",
 		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil)}, nil, nil)))
+	s.startWhenPending("app=web", 6)
 
 	timeout := *timeoutFlag
 	if !assert && timeout > 3*time.Minute {
@@ -133,9 +133,9 @@ func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
 func minDomains(t *testing.T) {
 	s := newScenario(t, "mindom", "minDomains=3, 2 zones realized", spreadscaleCA, threeZones)
 	labels := map[string]string{"app": "md"}
-	s.markCreated()
 	s.createDeployment(deployment("md", 6, podTemplate(labels, "250m",
 		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, ptr.To[int32](3))}, nil, nil)))
+	s.startWhenPending("app=md", 6)
 
 	ran := s.waitRunning("app=md", 6, *timeoutFlag)
 	s.settle()
@@ -167,7 +167,6 @@ func unsatisfiable(t *testing.T) {
 		t.Fatalf("the filler pod did not run on zone-a's node")
 	}
 	before := s.groupSizes()
-	loopsBefore := s.ca.scaleUpLoops()
 
 	labels := map[string]string{"app": "stuck"}
 	affinity := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
@@ -175,9 +174,9 @@ func unsatisfiable(t *testing.T) {
 			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: zoneLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-a"}}},
 		}}},
 	}}
-	s.markCreated()
 	s.createDeployment(deployment("stuck", 1, podTemplate(labels, "1500m",
 		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil)}, affinity, nil)))
+	s.startWhenPending("app=stuck", 1)
 
 	// CA explains a pod it cannot help with a NotTriggerScaleUp event.
 	ctx := context.Background()
@@ -213,8 +212,11 @@ func unsatisfiable(t *testing.T) {
 			t.Errorf("group %s changed size from %d to %d", zone, before[zone], after[zone])
 		}
 	}
-	if s.row.Loops != loopsBefore {
-		t.Errorf("CA ran %d scale-up loop(s) for an unsatisfiable pod:\n%s", s.row.Loops-loopsBefore,
+	if s.row.NodesAdded != 0 {
+		t.Errorf("CA metrics report %d node(s) added for an unsatisfiable pod", s.row.NodesAdded)
+	}
+	if s.row.Loops != 0 {
+		t.Errorf("CA ran %d scale-up loop(s) for an unsatisfiable pod:\n%s", s.row.Loops,
 			strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
 	}
 	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=stuck"})
@@ -233,7 +235,6 @@ func unsatisfiable(t *testing.T) {
 // shard's replicas repel each other per zone. Needs two nodes per zone.
 func redisStatefulSets(t *testing.T) {
 	s := newScenario(t, "redis", "redis 3 shards x 3 replicas", spreadscaleCA, threeZones)
-	s.markCreated()
 	for shard := 0; shard < 3; shard++ {
 		name := fmt.Sprintf("redis-%d", shard)
 		labels := map[string]string{"app": "redis", "shard": name}
@@ -261,6 +262,7 @@ func redisStatefulSets(t *testing.T) {
 			t.Fatalf("creating StatefulSet %s: %v", name, err)
 		}
 	}
+	s.startWhenPending("app=redis", 9)
 	ran := s.waitRunning("app=redis", 9, *timeoutFlag)
 	s.settle()
 	s.record("app=redis")
