@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apiserver/pkg/server/mux"
 	"k8s.io/apiserver/pkg/server/routes"
@@ -45,6 +46,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/spreadscale/spreadscale/plugin"
 )
@@ -77,6 +79,30 @@ func serveHTTP(opts config.AutoscalingOptions, hc *metrics.HealthCheck, snapshot
 // the binary behaves exactly like upstream CA.
 func usesSpreadscale(opts config.AutoscalingOptions) bool {
 	return opts.EstimatorName == plugin.Name || slices.Contains(strings.Split(opts.ExpanderNames, ","), plugin.Name)
+}
+
+// hardDefaultConstraints returns the scheduler profiles whose
+// PodTopologySpread arguments list DoNotSchedule default constraints.
+func hardDefaultConstraints(cfg *schedulerconfig.KubeSchedulerConfiguration) []string {
+	if cfg == nil {
+		return nil
+	}
+	var names []string
+	for _, profile := range cfg.Profiles {
+		for _, pc := range profile.PluginConfig {
+			args, ok := pc.Args.(*schedulerconfig.PodTopologySpreadArgs)
+			if !ok || args.DefaultingType != schedulerconfig.ListDefaulting {
+				continue
+			}
+			for _, c := range args.DefaultConstraints {
+				if c.WhenUnsatisfiable == corev1.DoNotSchedule {
+					names = append(names, profile.SchedulerName)
+					break
+				}
+			}
+		}
+	}
+	return names
 }
 
 // buildAutoscaler assembles CA the way upstream's main does, minus
@@ -157,6 +183,11 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 	}
 
 	if usesSpreadscale(autoscalingOptions) {
+		if names := hardDefaultConstraints(autoscalingOptions.SchedulerConfig); len(names) > 0 {
+			klog.Warningf("--%s sets DoNotSchedule default topology spread constraints (profiles %v): "+
+				"CA's scheduling simulation applies them, spreadscale's planner does not (pods without constraints of their own "+
+				"are planned as if unconstrained)", config.SchedulerConfigFileFlag, names)
+		}
 		if err := p.Install(&opts); err != nil {
 			return nil, nil, fmt.Errorf("installing spreadscale: %v", err)
 		}
