@@ -36,7 +36,7 @@ func (r *report) columns() []*namedRun {
 // workload that had pending pods, the pods left pending, and a verdict.
 func writeTable(w io.Writer, r *report) error {
 	cols := r.columns()
-	wl := workloadsOf(r.scenario)
+	spreads := pendingSpreads(r.scenario)
 	var b strings.Builder
 
 	pending := 0
@@ -112,7 +112,7 @@ func writeTable(w io.Writer, r *report) error {
 		return err
 	}
 
-	for _, key := range domainKeys(r, wl) {
+	for _, key := range domainKeys(r, spreads) {
 		fmt.Fprintf(&b, "\nMATCHING PODS PER %s\n", key)
 		tw = newTab(&b)
 		header = []string{"WORKLOAD", "DOMAIN", "BEFORE"}
@@ -121,7 +121,7 @@ func writeTable(w io.Writer, r *report) error {
 		}
 		row(tw, header...)
 		domains := domainValues(r, key)
-		for _, w := range wl {
+		for _, w := range workloadsFor(r.scenario, key) {
 			before := w.count(key, r.scenario.Nodes, r.scenario.Pods)
 			var after []map[string]int
 			for _, c := range cols {
@@ -158,9 +158,9 @@ func writeTable(w io.Writer, r *report) error {
 
 	b.WriteString("\n")
 	if len(cols) > 1 {
-		fmt.Fprintf(&b, "verdict: %s | %s\n", summary(r.run(modeSpreadscale), wl), summary(r.run(modeStock), wl))
+		fmt.Fprintf(&b, "verdict: %s | %s\n", summary(r.run(modeSpreadscale), spreads), summary(r.run(modeStock), spreads))
 	} else {
-		fmt.Fprintf(&b, "summary: %s\n", summary(cols[0], wl))
+		fmt.Fprintf(&b, "summary: %s\n", summary(cols[0], spreads))
 	}
 	lines := strings.Split(b.String(), "\n")
 	for i := range lines {
@@ -226,13 +226,13 @@ func loopCell(res *sim.Result, i int) string {
 }
 
 // summary is one run's verdict: loops that scaled, final node count, the
-// largest skew over the workloads' DoNotSchedule constraints (hostname
+// largest skew over the pending pods' DoNotSchedule constraints (hostname
 // excepted) as the scheduler measures it on the final cluster, and the
 // pods left pending.
-func summary(run *namedRun, wl []*workload) string {
+func summary(run *namedRun, spreads []*topology.Spread) string {
 	res := run.res
 	loops := res.ScaleUpLoops()
-	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), maxSkew(res, wl))
+	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), maxSkew(res, spreads))
 	if n := len(res.Unschedulable); n > 0 {
 		s += fmt.Sprintf(", %d pending", n)
 	}
@@ -247,22 +247,19 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// maxSkew is the largest skew, max minus global minimum of the matching
-// pods over the counted domains, of any workload's DoNotSchedule
-// constraint other than hostname on the final cluster of res; "-" when no
-// workload has such a constraint.
-func maxSkew(res *sim.Result, wl []*workload) string {
+// maxSkew is the largest skew (matching pods of the fullest domain minus
+// the global minimum the scheduler's Filter uses) of any of the spreads'
+// DoNotSchedule constraints other than hostname on the final cluster of
+// res; "-" when there is no such constraint.
+func maxSkew(res *sim.Result, spreads []*topology.Spread) string {
 	u, err := topology.NewUniverse(res.Nodes, res.BoundPods, nil, nil)
 	if err != nil {
 		return "?"
 	}
 	best, found := 0, false
-	for _, w := range wl {
-		if w.spread == nil {
-			continue
-		}
-		counts := u.Count(w.spread)
-		for i, c := range w.spread.Hard {
+	for _, sp := range spreads {
+		counts := u.Count(sp)
+		for i, c := range sp.Hard {
 			if c.TopologyKey == apiv1.LabelHostname || counts.Domains(i) == 0 {
 				continue
 			}
@@ -281,82 +278,122 @@ func maxSkew(res *sim.Result, wl []*workload) string {
 	return fmt.Sprint(best)
 }
 
-// workload is a set of pods pending at the start that belong together:
-// the same controller (a Deployment for the ReplicaSets it owns), or, for
-// pods without one, the same spread selector.
-type workload struct {
-	name string
-	// rep is the first pod; its spread decides which pods are counted.
-	rep    *apiv1.Pod
-	spread *topology.Spread
-	// members are the workload's pods ("namespace/name"), counted when
-	// the pods have no DoNotSchedule constraint.
-	members map[string]bool
-}
-
-// workloadsOf groups the scenario's pending pods into workloads, in input
-// order.
-func workloadsOf(s sim.Scenario) []*workload {
-	var out []*workload
-	byName := map[string]*workload{}
+// pendingSpreads returns the distinct DoNotSchedule spreads of the pods
+// pending at the start: one per namespace and set of hard constraints.
+func pendingSpreads(s sim.Scenario) []*topology.Spread {
+	var out []*topology.Spread
+	seen := map[string]bool{}
 	for _, p := range s.Pods {
 		if p.Spec.NodeName != "" {
 			continue
 		}
-		spread, err := topology.NewSpread(p, nil)
-		if err != nil {
-			spread = nil
+		sp, err := topology.NewSpread(p, nil)
+		if err != nil || !sp.HasHard() {
+			continue
 		}
-		name := workloadName(p, spread)
-		w, ok := byName[name]
-		if !ok {
-			w = &workload{name: name, rep: p, members: map[string]bool{}}
-			if spread.HasHard() {
-				w.spread = spread
-			}
-			byName[name] = w
-			out = append(out, w)
+		sig := p.Namespace
+		for _, c := range sp.Hard {
+			sig += fmt.Sprintf("|%s/%d/%s", c.TopologyKey, c.MaxSkew, c.Selector)
 		}
-		w.members[p.Namespace+"/"+p.Name] = true
+		if !seen[sig] {
+			seen[sig] = true
+			out = append(out, sp)
+		}
 	}
 	return out
 }
 
-// workloadName names a pod's workload: "<Kind> <namespace>/<name>" of its
-// controller (the Deployment of a ReplicaSet named "<deployment>-<hash>"
-// whose pods carry pod-template-hash=<hash>), else "pods <namespace>
-// <selector>" of its first DoNotSchedule constraint, else the pod itself.
-func workloadName(p *apiv1.Pod, spread *topology.Spread) string {
+// workload is a set of pods pending at the start that a per-domain table
+// shows as one row group: the pods spreading with the same selector, or,
+// for pods without DoNotSchedule constraints, the pods of one controller.
+type workload struct {
+	name      string
+	namespace string
+	// selector picks the pods counted: the pending pods' spread selector;
+	// nil counts the members.
+	selector labels.Selector
+	// members are the pending pods ("namespace/name").
+	members map[string]bool
+}
+
+// workloadsFor groups the pending pods of s for the table of domain key,
+// in input order. A pod with DoNotSchedule constraints joins the group of
+// its namespace and the selector of its constraint on key (or of its
+// first one); other pods group by controller (the Deployment for the
+// ReplicaSets it owns), or stand alone.
+func workloadsFor(s sim.Scenario, key string) []*workload {
+	var out []*workload
+	byKey := map[string]*workload{}
+	owners := map[string][]string{}
+	for _, p := range s.Pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		owner := ownerName(p)
+		var sel labels.Selector
+		if sp, err := topology.NewSpread(p, nil); err == nil && sp.HasHard() {
+			sel = sp.Hard[0].Selector
+			for _, c := range sp.Hard {
+				if c.TopologyKey == key {
+					sel = c.Selector
+					break
+				}
+			}
+		}
+		k := "owner " + owner
+		if sel != nil {
+			k = "selector " + p.Namespace + " " + sel.String()
+		}
+		w, ok := byKey[k]
+		if !ok {
+			w = &workload{namespace: p.Namespace, selector: sel, members: map[string]bool{}}
+			byKey[k] = w
+			out = append(out, w)
+		}
+		w.members[p.Namespace+"/"+p.Name] = true
+		if !slices.Contains(owners[k], owner) {
+			owners[k] = append(owners[k], owner)
+		}
+	}
+	for k, w := range byKey {
+		switch o := owners[k]; {
+		case len(o) == 1:
+			w.name = o[0]
+		default:
+			w.name = fmt.Sprintf("pods %s in %s (%s)", w.selector, w.namespace, ownerKinds(o))
+		}
+	}
+	return out
+}
+
+// ownerKinds summarizes owner names "<Kind> <namespace>/<name>": "3
+// StatefulSets" when they share a kind, "3 owners" otherwise.
+func ownerKinds(owners []string) string {
+	kind, _, _ := strings.Cut(owners[0], " ")
+	for _, o := range owners[1:] {
+		if k, _, _ := strings.Cut(o, " "); k != kind {
+			return fmt.Sprintf("%d owners", len(owners))
+		}
+	}
+	return fmt.Sprintf("%d %ss", len(owners), kind)
+}
+
+// ownerName names a pod's controller, "<Kind> <namespace>/<name>" (the
+// Deployment of a ReplicaSet named "<deployment>-<hash>" whose pods carry
+// pod-template-hash=<hash>), or the pod itself when it has none.
+func ownerName(p *apiv1.Pod) string {
 	if ref := metav1.GetControllerOf(p); ref != nil {
 		if h := p.Labels["pod-template-hash"]; ref.Kind == "ReplicaSet" && h != "" && strings.HasSuffix(ref.Name, "-"+h) {
 			return "Deployment " + p.Namespace + "/" + strings.TrimSuffix(ref.Name, "-"+h)
 		}
 		return ref.Kind + " " + p.Namespace + "/" + ref.Name
 	}
-	if spread.HasHard() {
-		return fmt.Sprintf("pods %s {%s}", p.Namespace, spread.Hard[0].Selector)
-	}
 	return "Pod " + p.Namespace + "/" + p.Name
 }
 
-// selectorFor is the selector counted for domain key: the workload's
-// DoNotSchedule constraint on key, else its first one; nil when it has
-// none (the workload's own pods are counted then).
-func (w *workload) selectorFor(key string) labels.Selector {
-	if w.spread == nil {
-		return nil
-	}
-	for _, c := range w.spread.Hard {
-		if c.TopologyKey == key {
-			return c.Selector
-		}
-	}
-	return w.spread.Hard[0].Selector
-}
-
-// count returns the number of the workload's matching bound pods per value
-// of key over nodes: pods of the representative's namespace matching the
-// spread selector (or the workload's own pods), on nodes that carry key.
+// count returns the workload's counted bound pods per value of key over
+// nodes: pods of its namespace its selector matches (or its members), on
+// nodes that carry key.
 func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map[string]int {
 	domain := map[string]string{}
 	for _, n := range nodes {
@@ -364,7 +401,6 @@ func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map
 			domain[n.Name] = v
 		}
 	}
-	sel := w.selectorFor(key)
 	out := map[string]int{}
 	for _, p := range pods {
 		d, ok := domain[p.Spec.NodeName]
@@ -372,8 +408,8 @@ func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map
 			continue
 		}
 		switch {
-		case sel != nil:
-			if p.Namespace == w.rep.Namespace && !sel.Empty() && sel.Matches(labels.Set(p.Labels)) {
+		case w.selector != nil:
+			if p.Namespace == w.namespace && !w.selector.Empty() && w.selector.Matches(labels.Set(p.Labels)) {
 				out[d]++
 			}
 		case w.members[p.Namespace+"/"+p.Name]:
@@ -384,22 +420,21 @@ func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map
 }
 
 // domainKeys are the topology keys of the per-domain tables: the zone key
-// and every key of the workloads' DoNotSchedule constraints except
-// hostname, each only when some node or template carries it.
-func domainKeys(r *report, wl []*workload) []string {
+// and every key of the pending pods' DoNotSchedule constraints except
+// hostname, each only when some node or template carries it; none when no
+// pod was pending.
+func domainKeys(r *report, spreads []*topology.Spread) []string {
+	pending := slices.ContainsFunc(r.scenario.Pods, func(p *apiv1.Pod) bool { return p.Spec.NodeName == "" })
+	if !pending {
+		return nil
+	}
 	keys := []string{zoneKey}
-	for _, w := range wl {
-		if w.spread == nil {
-			continue
-		}
-		for _, c := range w.spread.Hard {
+	for _, sp := range spreads {
+		for _, c := range sp.Hard {
 			if c.TopologyKey != apiv1.LabelHostname && !slices.Contains(keys, c.TopologyKey) {
 				keys = append(keys, c.TopologyKey)
 			}
 		}
-	}
-	if len(wl) == 0 {
-		return nil
 	}
 	var out []string
 	for _, k := range keys {

@@ -1,0 +1,250 @@
+// Package examples_test runs every example of this directory through the
+// simulation in spreadscale mode (spreadsim's default: expander chain
+// topology-spread,least-waste, seed 1) and checks its outcome exactly.
+package examples_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/load"
+)
+
+const zoneKey = apiv1.LabelTopologyZone
+
+// simulate loads file and runs it as spreadsim does by default.
+func simulate(t *testing.T, file string) (sim.Scenario, *sim.Result) {
+	t.Helper()
+	s, err := load.Files(file)
+	if err != nil {
+		t.Fatalf("load %s: %v", file, err)
+	}
+	return s, run(t, s)
+}
+
+// run runs s in spreadscale mode with seed 1.
+func run(t *testing.T, s sim.Scenario) *sim.Result {
+	t.Helper()
+	res, err := sim.Run(context.Background(), s, sim.Config{Spreadscale: true, Seed: 1})
+	if err != nil {
+		t.Fatalf("sim.Run: %v", err)
+	}
+	return res
+}
+
+// loops renders each loop as "<group> <from>-><to>, ... | bound <n>".
+func loops(res *sim.Result) []string {
+	var out []string
+	for _, l := range res.Loops {
+		var ups []string
+		for _, u := range l.ScaleUps {
+			ups = append(ups, fmt.Sprintf("%s %d->%d", u.NodeGroup, u.From, u.To))
+		}
+		out = append(out, fmt.Sprintf("%s | bound %d", strings.Join(ups, ", "), l.BoundPods))
+	}
+	return out
+}
+
+// groups renders every group as "<name> <from>-><to>".
+func groups(res *sim.Result) []string {
+	var out []string
+	for _, g := range res.NodeGroups {
+		out = append(out, fmt.Sprintf("%s %d->%d", g.Name, g.From, g.To))
+	}
+	return out
+}
+
+// boundBefore counts the placements made before the first loop.
+func boundBefore(res *sim.Result) int {
+	n := 0
+	for _, p := range res.Pods {
+		if p.Loop == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// nodesByName indexes the final nodes.
+func nodesByName(res *sim.Result) map[string]*apiv1.Node {
+	out := map[string]*apiv1.Node{}
+	for _, n := range res.Nodes {
+		out[n.Name] = n
+	}
+	return out
+}
+
+// countBy counts the final bound pods of namespace matching selector by
+// the value of label key on their node.
+func countBy(t *testing.T, res *sim.Result, namespace, selector, key string) map[string]int {
+	t.Helper()
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := nodesByName(res)
+	out := map[string]int{}
+	for _, p := range res.BoundPods {
+		if p.Namespace == namespace && sel.Matches(labels.Set(p.Labels)) {
+			out[nodes[p.Spec.NodeName].Labels[key]]++
+		}
+	}
+	return out
+}
+
+// expectEqual fails t when got differs from want.
+func expectEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n got  %v\n want %v", what, got, want)
+	}
+}
+
+// expectNoPending fails t when pods are left pending.
+func expectNoPending(t *testing.T, res *sim.Result) {
+	t.Helper()
+	for _, p := range res.Unschedulable {
+		t.Errorf("pending %s/%s: %s", p.Namespace, p.Name, p.Reason)
+	}
+}
+
+// Redis Cluster on three zones: nine one-per-node pods, zone and hostname
+// spread, and a zone anti-affinity per shard. Two pods fit the existing
+// nodes; one loop scales every zone group, the empty us-east-1c one
+// included, to three nodes, and each zone ends with exactly one member of
+// every shard.
+func TestRedisCluster3Zones(t *testing.T) {
+	s, res := simulate(t, "redis-cluster-3-zones.yaml")
+	if len(s.Pods) != 9 {
+		t.Fatalf("loaded %d pods, want 9", len(s.Pods))
+	}
+	expectEqual(t, "bound before loop 1", boundBefore(res), 2)
+	expectEqual(t, "loops", loops(res), []string{
+		"redis-us-east-1a 1->3, redis-us-east-1b 1->3, redis-us-east-1c 0->3 | bound 7",
+	})
+	expectEqual(t, "groups", groups(res), []string{"redis-us-east-1a 1->3", "redis-us-east-1b 1->3", "redis-us-east-1c 0->3"})
+	expectEqual(t, "redis pods per zone", countBy(t, res, "redis", "app=redis-cluster", zoneKey),
+		map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+	for _, shard := range []string{"0", "1", "2"} {
+		expectEqual(t, "shard "+shard+" per zone", countBy(t, res, "redis", "shard="+shard, zoneKey),
+			map[string]int{"us-east-1a": 1, "us-east-1b": 1, "us-east-1c": 1})
+	}
+	perHost := countBy(t, res, "redis", "app=redis-cluster", apiv1.LabelHostname)
+	if len(perHost) != 9 {
+		t.Errorf("redis pods per host = %v, want one on each of 9 nodes", perHost)
+	}
+	expectNoPending(t, res)
+}
+
+// A tainted GPU group: the zone-spread web pods, which do not tolerate the
+// taint, scale only the three CPU groups (one loop, all zones at once);
+// the tolerating trainer pods scale only the GPU group, in the next loop
+// (CA scales one group per loop for pods without spread constraints).
+func TestGPUTaintedGroup(t *testing.T) {
+	_, res := simulate(t, "gpu-tainted-group.yaml")
+	expectEqual(t, "bound before loop 1", boundBefore(res), 2)
+	expectEqual(t, "loops", loops(res), []string{
+		"cpu-us-east-1a 1->2, cpu-us-east-1b 1->2, cpu-us-east-1c 0->2 | bound 4",
+		"gpu-us-east-1a 0->1 | bound 2",
+	})
+	expectEqual(t, "groups", groups(res), []string{"cpu-us-east-1a 1->2", "cpu-us-east-1b 1->2", "cpu-us-east-1c 0->2", "gpu-us-east-1a 0->1"})
+	expectEqual(t, "web pods per zone", countBy(t, res, "shop", "app=web", zoneKey),
+		map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 2})
+	expectEqual(t, "web pods per pool", countBy(t, res, "shop", "app=web", "pool"), map[string]int{"cpu": 6})
+	expectEqual(t, "trainer pods per node", countBy(t, res, "ml", "app=trainer", apiv1.LabelHostname),
+		map[string]int{"gpu-us-east-1a-new-1": 2})
+	expectNoPending(t, res)
+}
+
+// Declared domains: app-1a's template has no zone and app-1b's misstates
+// it. With spec.domainLabels one loop scales all three zones to two nodes
+// and the new nodes carry the declared zones. Without them the empty
+// us-east-1a group is never scaled and a pod stays pending.
+func TestMultiAZDeclaredDomains(t *testing.T) {
+	s, res := simulate(t, "multi-az-declared-domains.yaml")
+	expectEqual(t, "declared domains", map[string]map[string]string{
+		"app-1a": s.NodeGroups[0].DomainLabels, "app-1b": s.NodeGroups[1].DomainLabels, "app-1c": s.NodeGroups[2].DomainLabels,
+	}, map[string]map[string]string{
+		"app-1a": {zoneKey: "us-east-1a"}, "app-1b": {zoneKey: "us-east-1b"}, "app-1c": nil,
+	})
+	expectEqual(t, "bound before loop 1", boundBefore(res), 4)
+	expectEqual(t, "loops", loops(res), []string{"app-1a 0->2, app-1b 1->2, app-1c 1->2 | bound 5"})
+	expectEqual(t, "groups", groups(res), []string{"app-1a 0->2", "app-1b 1->2", "app-1c 1->2"})
+	expectEqual(t, "api pods per zone", countBy(t, res, "payments", "app=api", zoneKey),
+		map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+	nodes := nodesByName(res)
+	for name, zone := range map[string]string{"app-1a-new-1": "us-east-1a", "app-1a-new-2": "us-east-1a", "app-1b-new-1": "us-east-1b", "app-1c-new-1": "us-east-1c"} {
+		if n := nodes[name]; n == nil || n.Labels[zoneKey] != zone {
+			t.Errorf("node %s: want zone %s, got %v", name, zone, n)
+		}
+	}
+	expectNoPending(t, res)
+
+	for i := range s.NodeGroups {
+		s.NodeGroups[i].DomainLabels = nil
+	}
+	without := run(t, s)
+	if g, _ := without.GroupSize("app-1a"); g.To != 0 {
+		t.Errorf("without declared domains app-1a = %+v, want it never scaled", g)
+	}
+	if len(without.Unschedulable) != 1 {
+		t.Errorf("without declared domains %d pods pending, want 1", len(without.Unschedulable))
+	}
+}
+
+// A "kubectl get nodes,pods -A -o yaml" dump plus node groups. The tainted
+// system node belongs to no group and the finished Job pod is dropped. The
+// pending frontend replicas (running 2 in 1a, 1 in 1b) and the ledger
+// StatefulSet end zone-balanced, each ledger pod on its own node, with the
+// empty 1c group scaled to 3.
+func TestClusterDump(t *testing.T) {
+	s, res := simulate(t, "cluster-dump.yaml")
+	if len(s.Nodes) != 4 || len(s.NodeGroupOf) != 3 {
+		t.Fatalf("loaded %d nodes (%d in groups), want 4 (3)", len(s.Nodes), len(s.NodeGroupOf))
+	}
+	if _, ok := s.NodeGroupOf["ip-10-0-0-21.eu-west-1.compute.internal"]; ok {
+		t.Error("the system node must not belong to a node group")
+	}
+	var namespaces []string
+	pending := 0
+	for _, p := range s.Pods {
+		if !slices.Contains(namespaces, p.Namespace) {
+			namespaces = append(namespaces, p.Namespace)
+		}
+		if p.Spec.NodeName == "" {
+			pending++
+		}
+		if p.Status.Phase == apiv1.PodSucceeded {
+			t.Errorf("finished pod %s/%s was loaded", p.Namespace, p.Name)
+		}
+	}
+	slices.Sort(namespaces)
+	expectEqual(t, "namespaces", namespaces, []string{"kube-system", "monitoring", "payments", "shop"})
+	expectEqual(t, "pods", []int{len(s.Pods), pending}, []int{17, 6})
+
+	expectEqual(t, "groups", groups(res), []string{"general-eu-west-1a 2->3", "general-eu-west-1b 1->3", "general-eu-west-1c 0->3"})
+	expectEqual(t, "frontend pods per zone", countBy(t, res, "shop", "app=frontend", zoneKey),
+		map[string]int{"eu-west-1a": 2, "eu-west-1b": 2, "eu-west-1c": 2})
+	expectEqual(t, "ledger pods per zone", countBy(t, res, "payments", "app=ledger", zoneKey),
+		map[string]int{"eu-west-1a": 1, "eu-west-1b": 1, "eu-west-1c": 1})
+	if perHost := countBy(t, res, "payments", "app=ledger", apiv1.LabelHostname); len(perHost) != 3 {
+		t.Errorf("ledger pods per host = %v, want 3 nodes", perHost)
+	}
+	for _, p := range res.Pods {
+		if p.NodeGroup == "" {
+			t.Errorf("pod %s/%s was bound to the system node", p.Namespace, p.Name)
+		}
+	}
+	expectNoPending(t, res)
+	if n := res.ScaleUpLoops(); n > 2 {
+		t.Errorf("scale-up loops = %d, want at most 2: %v", n, loops(res))
+	}
+}
