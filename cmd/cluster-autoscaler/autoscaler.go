@@ -22,6 +22,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/orchestrator"
 	"k8s.io/autoscaler/cluster-autoscaler/debuggingsnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/estimator"
+	"k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	"k8s.io/autoscaler/cluster-autoscaler/loop"
 	"k8s.io/autoscaler/cluster-autoscaler/metrics"
@@ -44,6 +45,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -159,15 +161,10 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 		DeclaredDomains:          cfg.declaredDomains,
 		BalanceSimilarNodeGroups: autoscalingOptions.BalanceSimilarNodeGroups,
 	})
-	f := factory.NewFactory()
-	f.RegisterDefaultExpanders(opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient,
-		autoscalingOptions.ConfigNamespace, autoscalingOptions.GRPCExpanderCert, autoscalingOptions.GRPCExpanderURL)
-	p.RegisterExpander(f)
-	strategy, err := f.Build(strings.Split(autoscalingOptions.ExpanderNames, ","))
+	opts.ExpanderStrategy, err = buildExpander(p, autoscalingOptions, opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--expander=%s: %v", autoscalingOptions.ExpanderNames, err)
+		return nil, nil, err
 	}
-	opts.ExpanderStrategy = strategy
 
 	// Estimator: CA's binpacking builder, which spreadscale replaces (and
 	// falls back to) when --estimator=topology-spread.
@@ -280,6 +277,20 @@ func buildNodeInfoComparator(o config.AutoscalingOptions, procs *ca_processors.A
 		procs.TemplateNodeInfoProvider = nodeinfosprovider.NewAnnotationNodeInfoProvider(&o.NodeInfoCacheExpireTime, o.ForceDaemonSets)
 	}
 	return build(o.BalancingExtraIgnoredLabels, o.NodeGroupSetRatios)
+}
+
+// buildExpander builds the --expander chain from CA's stock expanders and
+// spreadscale's topology-spread filter.
+func buildExpander(p *plugin.Plugin, o config.AutoscalingOptions, cp cloudprovider.CloudProvider,
+	kubeClients *ca_context.AutoscalingKubeClients, kubeClient kubernetes.Interface) (expander.Strategy, error) {
+	f := factory.NewFactory()
+	f.RegisterDefaultExpanders(cp, kubeClients, kubeClient, o.ConfigNamespace, o.GRPCExpanderCert, o.GRPCExpanderURL)
+	p.RegisterExpander(f)
+	strategy, err := f.Build(strings.Split(o.ExpanderNames, ","))
+	if err != nil {
+		return nil, fmt.Errorf("--expander=%s: %v", o.ExpanderNames, err)
+	}
+	return strategy, nil
 }
 
 // run builds the autoscaler and runs its loop until ctx is cancelled, then

@@ -7,10 +7,17 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
+	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+
+	"github.com/spreadscale/spreadscale/plugin"
 )
 
 func TestParseDeclaredDomains(t *testing.T) {
@@ -161,6 +168,44 @@ func TestHardDefaultConstraints(t *testing.T) {
 	}}
 	if got := hardDefaultConstraints(cfg); !reflect.DeepEqual(got, []string{"hard"}) {
 		t.Fatalf("got %v, want [hard]", got)
+	}
+}
+
+type flatPricing struct{}
+
+func (flatPricing) NodePrice(*corev1.Node, time.Time, time.Time) (float64, error) { return 1, nil }
+func (flatPricing) PodPrice(*corev1.Pod, time.Time, time.Time) (float64, error)   { return 0.1, nil }
+
+func TestBuildExpander(t *testing.T) {
+	client := fake.NewSimpleClientset()
+	informerFactory := informers.NewSharedInformerFactory(client, 0)
+	o := config.AutoscalingOptions{ConfigNamespace: "kube-system"}
+	kubeClients := ca_context.NewAutoscalingKubeClients(o, client, informerFactory)
+	cp := testprovider.NewTestCloudProviderBuilder().Build()
+	// The price expander needs a pricing model (CA exits without one).
+	cp.SetPricingModel(flatPricing{})
+	p := plugin.New(plugin.Options{})
+
+	valid := []string{
+		defaultExpander,
+		plugin.Name,
+		plugin.Name + ",random",
+		plugin.Name + ",most-pods,least-waste",
+		plugin.Name + ",priority,least-waste",
+		"least-waste," + plugin.Name,
+		"random", "most-pods", "least-waste", "least-nodes", "price", "priority",
+	}
+	for _, names := range valid {
+		o.ExpanderNames = names
+		if _, err := buildExpander(p, o, cp, kubeClients, client); err != nil {
+			t.Errorf("--expander=%s: %v", names, err)
+		}
+	}
+	for _, names := range []string{"nearest", plugin.Name + "," + plugin.Name} {
+		o.ExpanderNames = names
+		if _, err := buildExpander(p, o, cp, kubeClients, client); err == nil {
+			t.Errorf("--expander=%s: want an error", names)
+		}
 	}
 }
 
