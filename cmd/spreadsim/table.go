@@ -150,7 +150,8 @@ func writeTable(w io.Writer, r *report) error {
 			fmt.Fprintf(&b, "PENDING (%s): none\n", c.mode)
 			continue
 		}
-		fmt.Fprintf(&b, "PENDING (%s): %d pods\n", c.mode, len(c.res.Unschedulable))
+		n := len(c.res.Unschedulable)
+		fmt.Fprintf(&b, "PENDING (%s): %d %s\n", c.mode, n, plural(n, "pod"))
 		for _, p := range c.res.Unschedulable {
 			fmt.Fprintf(&b, "  %s/%s: %s\n", p.Namespace, p.Name, p.Reason)
 		}

@@ -203,29 +203,34 @@ type Error struct {
 // Error renders "<source>: document <d>, item <i> (<Kind> <name>): <message>",
 // leaving out the parts that are unknown.
 func (e *Error) Error() string {
-	var b strings.Builder
-	if e.Source != "" {
-		b.WriteString(e.Source)
-		b.WriteString(": ")
-	}
+	var where []string
 	if e.Document > 0 {
-		fmt.Fprintf(&b, "document %d", e.Document)
+		doc := fmt.Sprintf("document %d", e.Document)
 		if e.Item > 0 {
-			fmt.Fprintf(&b, ", item %d", e.Item)
+			doc += fmt.Sprintf(", item %d", e.Item)
 		}
-		b.WriteString(" ")
+		where = append(where, doc)
 	}
 	switch {
 	case e.Kind != "" && e.Name != "":
-		fmt.Fprintf(&b, "(%s %s)", e.Kind, e.Name)
+		where = append(where, fmt.Sprintf("(%s %s)", e.Kind, e.Name))
 	case e.Kind != "":
-		fmt.Fprintf(&b, "(%s)", e.Kind)
+		where = append(where, fmt.Sprintf("(%s)", e.Kind))
 	}
-	s := strings.TrimRight(b.String(), " ")
-	if s == "" {
+	loc := strings.Join(where, " ")
+	switch {
+	case e.Source != "" && loc != "":
+		loc = e.Source + ": " + loc
+	case e.Source != "":
+		loc = e.Source
+	}
+	if loc == "" {
 		return e.Message
 	}
-	return s + ": " + e.Message
+	if e.Message == "" {
+		return loc
+	}
+	return loc + ": " + e.Message
 }
 
 // Errors is every problem found in an input, in input order.

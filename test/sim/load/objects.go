@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -42,8 +43,7 @@ func (o origin) err(format string, args ...any) *Error {
 // where renders o's location for messages that point at a second object:
 // "[<source>: ]document <d>[, item <i>]".
 func (o origin) where() string {
-	e := &Error{Source: o.source, Document: o.doc, Item: o.item, Message: ""}
-	return strings.TrimSuffix(e.Error(), ": ")
+	return (&Error{Source: o.source, Document: o.doc, Item: o.item}).Error()
 }
 
 // nodeEntry is an existing node and where it was defined.
@@ -94,6 +94,9 @@ type envelope struct {
 	Items      json.RawMessage `json:"items"`
 }
 
+// namespaced are the supported kinds that live in a namespace.
+var namespaced = map[string]bool{"Pod": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true}
+
 // objectName is the part of metadata that names an object in messages.
 type objectName struct {
 	Name      string `json:"name"`
@@ -137,8 +140,8 @@ func (l *loader) object(at origin, js []byte, lists bool) {
 	var name objectName
 	if sjson.UnmarshalCaseSensitivePreserveInts(tm.Metadata, &name) == nil && name.Name != "" {
 		at.name = name.Name
-		if name.Namespace != "" {
-			at.name = name.Namespace + "/" + name.Name
+		if namespaced[tm.Kind] {
+			at.name = cmp.Or(name.Namespace, metav1.NamespaceDefault) + "/" + name.Name
 		}
 	}
 	switch {
