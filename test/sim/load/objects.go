@@ -313,12 +313,10 @@ func (l *loader) pod(at origin, js []byte) {
 	if !l.define(at, "Pod", at.name) {
 		return
 	}
-	valid := true
 	for _, e := range topology.ValidateConstraints(p) {
 		l.fail(at, "%v", e)
-		valid = false
 	}
-	if !valid || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
+	if p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
 		return
 	}
 	l.addPod(p, at)
