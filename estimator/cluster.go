@@ -68,6 +68,14 @@ func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 	return c.snap.ForceAddPod(pod, nodeName)
 }
 
+// Reset reverts the snapshot to the fork the planner was started on and
+// forks it again.
+func (c *snapshotCluster) Reset() error {
+	c.snap.Revert()
+	c.snap.Fork()
+	return nil
+}
+
 // asError turns a nil SchedulingError interface value into a nil error.
 func asError(err clustersnapshot.SchedulingError) error {
 	if err == nil {

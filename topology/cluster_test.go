@@ -165,6 +165,9 @@ type realCluster struct {
 	bound     []string // AddPod, in call order: "pod@node"
 	checks    int
 	checksNew int
+	resets    int
+
+	baseNodes, basePods int // what Reset returns to
 }
 
 var _ topology.Cluster = (*realCluster)(nil)
@@ -178,7 +181,20 @@ func newRealCluster(tb testing.TB, sched *filterScheduler, nodes []*v1.Node, pod
 	for _, p := range pods {
 		c.pods = append(c.pods, p.DeepCopy())
 	}
+	c.baseNodes, c.basePods = len(c.nodes), len(c.pods)
 	return c
+}
+
+// Reset drops every node and pod added through the planner, and the records
+// of them, as a re-plan starts from scratch.
+func (c *realCluster) Reset() error {
+	for _, n := range c.nodes[c.baseNodes:] {
+		delete(c.group, n.Name)
+	}
+	c.nodes, c.pods = c.nodes[:c.baseNodes], c.pods[:c.basePods]
+	c.added, c.bound = nil, nil
+	c.resets++
+	return nil
 }
 
 func (c *realCluster) has(name string) bool {

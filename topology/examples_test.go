@@ -631,6 +631,11 @@ func (c *exCluster) AddNode(_ string, node *v1.Node) error {
 
 func (c *exCluster) AddPod(*v1.Pod, string) error { return nil }
 
+func (c *exCluster) Reset() error {
+	c.nodes = nil
+	return nil
+}
+
 // checkPlan replays plan through the real scheduler: each placement, in
 // order, must pass PodTopologySpread's Filter on the cluster of the
 // existing nodes plus the nodes planned so far, with the pods placed

@@ -27,6 +27,10 @@ type Cluster interface {
 	AddNode(group string, node *v1.Node) error
 	// AddPod binds pod to the named node.
 	AddPod(pod *v1.Pod, nodeName string) error
+	// Reset removes every node and pod added since the Cluster was handed
+	// to the planner (the planner re-plans from scratch when a first plan
+	// does not hold once all its nodes exist).
+	Reset() error
 }
 
 // Limits bound a plan.
@@ -175,6 +179,33 @@ func PlanScaleUp(req Request) (*Plan, error) {
 	if req.Universe == nil || req.Cluster == nil {
 		return nil, fmt.Errorf("plan: universe and cluster are required")
 	}
+	pods := append([]*v1.Pod(nil), req.Pending...)
+	SortQueueOrder(pods)
+	var preopen map[string]int
+	for round := 1; ; round++ {
+		p := newPlanner(req)
+		if err := p.run(pods, preopen); err != nil {
+			return nil, err
+		}
+		if round == maxRounds || p.holdsInFinalView() {
+			return p.plan, nil
+		}
+		// Some placement was checked before a node planned later existed,
+		// and that node lowers a global minimum. Plan again with every node
+		// of this plan present from the start, so each placement is checked
+		// in the view the scheduler will have.
+		if err := req.Cluster.Reset(); err != nil {
+			return nil, fmt.Errorf("plan: resetting cluster: %w", err)
+		}
+		preopen = p.plan.NewNodes
+	}
+}
+
+// maxRounds bounds re-planning; each round starts with the nodes of the
+// previous one, and in practice the second round holds.
+const maxRounds = 4
+
+func newPlanner(req Request) *planner {
 	p := &planner{
 		req:     req,
 		u:       req.Universe,
@@ -192,14 +223,81 @@ func PlanScaleUp(req Request) (*Plan, error) {
 		p.groups = append(p.groups, gs)
 		p.byGroup[g.Name] = gs
 	}
-	pods := append([]*v1.Pod(nil), req.Pending...)
-	SortQueueOrder(pods)
-	for _, pod := range pods {
-		if err := p.place(pod); err != nil {
-			return nil, err
+	return p
+}
+
+// run places pods (in queue order) after opening preopen[group] empty nodes
+// per group; pre-opened nodes that end up without a pod are dropped from the
+// plan (an empty node only lowers global minimums, so dropping it keeps
+// every placement valid).
+func (p *planner) run(pods []*v1.Pod, preopen map[string]int) error {
+	for _, g := range p.groups {
+		for i := 0; i < preopen[g.Name] && p.capacity(g) == nil; i++ {
+			pn, err := p.open(g, p.templateNode(g))
+			if err != nil {
+				return err
+			}
+			if pn == nil {
+				break
+			}
 		}
 	}
-	return p.plan, nil
+	for _, pod := range pods {
+		if err := p.place(pod); err != nil {
+			return err
+		}
+	}
+	if preopen != nil {
+		p.dropEmpty()
+	}
+	return nil
+}
+
+// dropEmpty removes planned nodes without pods, except the rest of a
+// zero-or-max group that got a pod.
+func (p *planner) dropEmpty() {
+	used := map[string]bool{}
+	for _, pn := range p.plan.Nodes {
+		if len(pn.Pods) > 0 {
+			used[pn.Group] = true
+		}
+	}
+	kept := p.plan.Nodes[:0]
+	for _, pn := range p.plan.Nodes {
+		g := p.byGroup[pn.Group]
+		if len(pn.Pods) == 0 && !(g.ZeroOrMax && g.Size == 0 && used[pn.Group]) {
+			p.plan.NewNodes[pn.Group]--
+			if p.plan.NewNodes[pn.Group] == 0 {
+				delete(p.plan.NewNodes, pn.Group)
+			}
+			continue
+		}
+		kept = append(kept, pn)
+	}
+	p.plan.Nodes = kept
+}
+
+// holdsInFinalView reports whether every placement still passes the spread
+// rule once all planned nodes exist: for each placed pod's hard constraints,
+// its domain's final count may exceed the final global minimum by at most
+// maxSkew. That is the condition under which the scheduler, with all nodes
+// registered, can place the pods one by one (always into the domain furthest
+// below its final count).
+func (p *planner) holdsInFinalView() bool {
+	byName := map[string]*plannedState{}
+	for _, pn := range p.planned {
+		byName[pn.Name] = pn
+	}
+	for _, pl := range p.plan.Placements {
+		c := p.classOf(pl.Pod)
+		if c.spread == nil || !c.spread.HasHard() {
+			continue
+		}
+		if c.counts.exceedsInFinalView(byName[pl.Node].Node) {
+			return false
+		}
+	}
+	return true
 }
 
 // SortQueueOrder sorts pods in kube-scheduler's default queue order
@@ -343,7 +441,7 @@ func (p *planner) place(pod *v1.Pod) error {
 			continue
 		}
 		if why := p.capacity(g); why != nil {
-			diag.capacity(why)
+			diag.capacity(why, node)
 			continue
 		}
 		valid = append(valid, p.candidate(c, node, g, nil))
@@ -373,13 +471,70 @@ func (p *planner) place(pod *v1.Pod) error {
 			return err
 		}
 		if pn == nil {
-			diag.capacity(limiterReason(cand.group.Name))
+			diag.capacity(limiterReason(cand.group.Name), cand.node)
 			break
 		}
 		return p.bind(pod, pn)
 	}
-	p.unplaced(pod, diag.reason(pod, p.groups))
+	p.unplaced(pod, p.explain(pod, c, &diag))
 	return nil
+}
+
+// explain turns what the candidates failed on into the pod's Reason. A
+// group at its limit counts only if the pod would fit its template (raising
+// the limit would help); a spread rejection where fewer domains can exist
+// than minDomains is reported as such.
+func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
+	caps := d.caps[:0]
+	for i, r := range d.caps {
+		if err := p.req.Cluster.CheckNew(pod, r.Group, d.capNodes[i]); err != nil {
+			d.fit(r.Group, err)
+			continue
+		}
+		caps = append(caps, r)
+	}
+	d.caps = caps
+	r := d.reason(pod, p.groups)
+	if r.Kind != ReasonSkew {
+		return r
+	}
+	for i := range c.spread.Hard {
+		con := &c.spread.Hard[i]
+		if con.Index != r.Constraint || con.TopologyKey != r.TopologyKey {
+			continue
+		}
+		if n := p.possibleDomains(c, i); n < int(con.MinDomains) {
+			r.Kind = ReasonMinDomains
+			r.Message = fmt.Sprintf("topologySpreadConstraints[%d]: only %d %s domains can exist, fewer than minDomains %d, so the global minimum stays 0 and each domain holds at most maxSkew %d matching pods; %s",
+				con.Index, n, con.TopologyKey, con.MinDomains, con.MaxSkew, r.Message)
+		}
+	}
+	return r
+}
+
+// possibleDomains counts the domains of the class's hard constraint i that
+// exist or the groups' templates could add (for the hostname key every node
+// a group may still add is a domain of its own).
+func (p *planner) possibleDomains(c *class, i int) int {
+	s := c.spread
+	con := &s.Hard[i]
+	values := map[string]bool{}
+	for v := range c.counts.per[i].count {
+		values[v] = true
+	}
+	extra := 0
+	for _, g := range p.groups {
+		t := g.Template
+		if !hasAllKeys(t, s.Hard) || !s.counted(t, con) {
+			continue
+		}
+		if con.TopologyKey == v1.LabelHostname {
+			extra += max(g.Max-g.Size-g.planned, 0)
+			continue
+		}
+		values[t.Labels[con.TopologyKey]] = true
+	}
+	return len(values) + extra
 }
 
 func hasRequiredPodAffinity(pod *v1.Pod) bool {
@@ -479,21 +634,22 @@ func limiterReason(group string) *Reason {
 
 // open adds g's next node (all Max nodes of a zero-or-max group) to the
 // plan and returns the node the pod goes to; nil when the estimation
-// limiter refuses the node (no node is added then, and none after).
+// limiter refuses any of them (no node is added then, and none after).
 func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 	n := 1
 	if g.ZeroOrMax && g.Size+g.planned == 0 {
 		n = g.Max
 	}
-	var firstPN *plannedState
-	for i := 0; i < n; i++ {
-		if p.req.Limits.AllowNode != nil && !p.req.Limits.AllowNode(g.Name) {
-			p.limited = true
-			if firstPN == nil {
+	if p.req.Limits.AllowNode != nil {
+		for i := 0; i < n; i++ {
+			if !p.req.Limits.AllowNode(g.Name) {
+				p.limited = true
 				return nil, nil
 			}
-			break
 		}
+	}
+	var firstPN *plannedState
+	for i := 0; i < n; i++ {
 		node := first
 		if i > 0 {
 			node = p.templateNode(g)

@@ -62,6 +62,7 @@ type diagnosis struct {
 	skew      []*Rejection
 	skewGroup []string
 	caps      []*Reason
+	capNodes  []*v1.Node
 	fits      []string
 	fitGroups []string
 }
@@ -71,7 +72,10 @@ func (d *diagnosis) spread(r *Rejection, group string) {
 	d.skewGroup = append(d.skewGroup, group)
 }
 
-func (d *diagnosis) capacity(r *Reason) { d.caps = append(d.caps, r) }
+func (d *diagnosis) capacity(r *Reason, node *v1.Node) {
+	d.caps = append(d.caps, r)
+	d.capNodes = append(d.capNodes, node)
+}
 
 func (d *diagnosis) fit(group string, err error) {
 	d.fits = append(d.fits, err.Error())
