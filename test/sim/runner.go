@@ -315,9 +315,10 @@ func declaredDomains(groups []NodeGroup) map[string]map[string]string {
 
 // listers serves CA the current nodes and pods.
 func (r *runner) listers() kube_util.ListerRegistry {
-	all := append(slices.Clone(r.bound), r.pending...)
+	all := deepCopyAll(append(slices.Clone(r.bound), r.pending...))
+	nodes := deepCopyAll(r.nodes)
 	var ready []*apiv1.Node
-	for _, n := range r.nodes {
+	for _, n := range nodes {
 		if ok, _, _ := kube_util.GetReadinessState(n); ok {
 			ready = append(ready, n)
 		}
@@ -328,7 +329,7 @@ func (r *runner) listers() kube_util.ListerRegistry {
 	rss, _ := kube_util.NewTestReplicaSetLister(nil)
 	sss, _ := kube_util.NewTestStatefulSetLister(nil)
 	return kube_util.NewListerRegistry(
-		kube_util.NewTestNodeLister(r.nodes),
+		kube_util.NewTestNodeLister(nodes),
 		kube_util.NewTestNodeLister(ready),
 		kube_util.NewTestPodLister(all),
 		kube_util.NewTestPodDisruptionBudgetLister(nil),
@@ -345,28 +346,31 @@ func (r *runner) listers() kube_util.ListerRegistry {
 //
 // CA's clocks run on the wall clock (the orchestrator reads time.Now() for
 // scale-up requests and backoff), so the ClusterStateRegistry and the
-// template provider get the wall-clock time too.
+// template provider get the wall-clock time too. CA (and the plugin) get
+// deep copies of the nodes and pods, so nothing they do to the objects can
+// leak into the simulated cluster.
 func (r *runner) autoscale(loop int) ([]ScaleUp, error) {
 	now := time.Now()
+	nodes := deepCopyAll(r.nodes)
 	r.actx.ListerRegistry = r.listers()
-	if err := r.actx.ClusterSnapshot.SetClusterState(r.nodes, r.bound, nil); err != nil {
+	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.bound), nil); err != nil {
 		return nil, fmt.Errorf("sim: loop %d: CA cluster snapshot: %w", loop, err)
 	}
-	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, r.nodes, []*appsv1.DaemonSet{}, r.taintConfig, now)
+	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, nodes, []*appsv1.DaemonSet{}, r.taintConfig, now)
 	if aerr != nil {
 		return nil, fmt.Errorf("sim: loop %d: CA template node infos: %w", loop, aerr)
 	}
-	if err := r.csr.UpdateNodes(r.nodes, nodeInfos, now); err != nil {
+	if err := r.csr.UpdateNodes(nodes, nodeInfos, now); err != nil {
 		return nil, fmt.Errorf("sim: loop %d: CA cluster state: %w", loop, err)
 	}
 	var readyNodes []*apiv1.Node
-	for _, n := range r.nodes {
+	for _, n := range nodes {
 		if ok, _, _ := kube_util.GetReadinessState(n); ok && !n.Spec.Unschedulable {
 			readyNodes = append(readyNodes, n)
 		}
 	}
 
-	toHelp, err := r.procs.PodListProcessor.Process(r.actx, slices.Clone(r.pending))
+	toHelp, err := r.procs.PodListProcessor.Process(r.actx, deepCopyAll(r.pending))
 	if err != nil {
 		return nil, fmt.Errorf("sim: loop %d: CA pod list processor: %w", loop, err)
 	}
@@ -414,6 +418,15 @@ func (r *runner) autoscale(loop int) ([]ScaleUp, error) {
 		}
 	}
 	return scaleUps, nil
+}
+
+// deepCopyAll deep-copies every object of objs.
+func deepCopyAll[T interface{ DeepCopy() T }](objs []T) []T {
+	out := make([]T, len(objs))
+	for i, o := range objs {
+		out[i] = o.DeepCopy()
+	}
+	return out
 }
 
 // targetSizes reads every group's target size from the cloud provider.
