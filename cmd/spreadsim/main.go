@@ -44,13 +44,14 @@ const (
 
 // caExpanders are the expanders of cluster-autoscaler 1.33 the simulation
 // can build; plugin.Name is added in spreadscale mode.
-var caExpanders = []string{"random", "most-pods", "least-waste", "least-nodes", "priority"}
+var caExpanders = []string{"random", "most-pods", "least-waste", "least-nodes"}
 
 // unsupportedExpanders are cluster-autoscaler expanders that need something
 // the simulation does not have.
 var unsupportedExpanders = map[string]string{
-	"price": "it needs a cloud provider pricing model",
-	"grpc":  "it needs an external expander server",
+	"price":    "it needs a cloud provider pricing model",
+	"grpc":     "it needs an external expander server",
+	"priority": "it reads its priorities from a ConfigMap watched through an API server",
 }
 
 // options are the parsed command line.

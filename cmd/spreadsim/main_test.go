@@ -381,6 +381,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--max-nodes-total", "-1"}, "--max-nodes-total -1: must not be negative"},
 		{[]string{"--expander", "price"}, `--expander: expander "price" is not supported by the simulation`},
 		{[]string{"--expander", "cheapest"}, `--expander: unknown expander "cheapest"`},
+		{[]string{"--compare", "--stock-expander", "least-waste,priority"}, `--stock-expander: expander "priority" is not supported by the simulation`},
 		{[]string{"--expander", "least-waste,"}, `--expander "least-waste,": empty expander name`},
 		{[]string{"--compare", "--stock-expander", "topology-spread"}, `--stock-expander: "topology-spread" is spreadscale's expander`},
 		{[]string{"--max-loops", "many"}, `invalid value "many" for flag -max-loops`},
