@@ -1,0 +1,79 @@
+package sim_test
+
+import (
+	"strings"
+	"testing"
+
+	apiv1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/test/sim"
+)
+
+// The scheduler runs the default Score plugins: a ScheduleAnyway zone
+// constraint (PodTopologySpread scoring, weight 2) steers the pod to zone b,
+// which has no replica, although resource scoring (LeastAllocated,
+// BalancedAllocation) prefers the big, barely used node in zone a.
+func TestSchedulerRunsScorePlugins(t *testing.T) {
+	zones := []zone{{name: "a", nodes: 1, max: 10, milliCPU: 16000, podsAlready: 2}, {name: "b", nodes: 1, max: 10, milliCPU: 2000}}
+	w := workload{app: "web", milliCPU: 500, pending: 1, spread: 1, action: apiv1.ScheduleAnyway}
+	s := buildScenario(zones, w)
+	plain := buildScenario(zones, workload{app: "web", milliCPU: 500, pending: 1})
+	if res := run(t, plain, sim.Config{Seed: 1}); len(res.Pods) != 1 || res.Pods[0].Node != "ng-a-0" {
+		t.Fatalf("control without the constraint: placements = %+v, want ng-a-0", res.Pods)
+	}
+	res := run(t, s, sim.Config{Seed: 1})
+	if len(res.Pods) != 1 || res.Pods[0].Node != "ng-b-0" || res.Pods[0].Loop != 0 {
+		t.Fatalf("placements = %+v, want the pod on ng-b-0 before the first loop", res.Pods)
+	}
+}
+
+// New nodes carry the template's taints: CA does not scale a group whose
+// taint the pod does not tolerate, and the scheduler reports the taint.
+func TestTemplateTaintsAreRespected(t *testing.T) {
+	s := buildScenario([]zone{{name: "a", max: 10, milliCPU: 2000}}, workload{app: "web", milliCPU: 500, pending: 1})
+	s.NodeGroups[0].Template.Spec.Taints = []apiv1.Taint{{Key: "dedicated", Value: "gpu", Effect: apiv1.TaintEffectNoSchedule}}
+	res := run(t, s, sim.Config{Seed: 1})
+	if res.ScaleUpLoops() != 0 || len(res.Unschedulable) != 1 {
+		t.Fatalf("%s: want no scale-up, 1 pending", summary(res))
+	}
+	if r := res.Unschedulable[0].Reason; !strings.Contains(r, "untolerated taint") {
+		t.Errorf("reason %q lacks the taint", r)
+	}
+
+	tolerating := s.Pods[0].DeepCopy()
+	tolerating.Spec.Tolerations = []apiv1.Toleration{{Key: "dedicated", Operator: apiv1.TolerationOpEqual, Value: "gpu", Effect: apiv1.TaintEffectNoSchedule}}
+	s.Pods[0] = tolerating
+	res = run(t, s, sim.Config{Seed: 1})
+	if res.ScaleUpLoops() != 1 || len(res.Unschedulable) != 0 {
+		t.Fatalf("%s: want one scale-up, nothing pending", summary(res))
+	}
+	if taints := res.Nodes[0].Spec.Taints; len(taints) != 1 || taints[0].Key != "dedicated" {
+		t.Errorf("new node taints = %v, want the template's", taints)
+	}
+}
+
+// New node names continue after the highest "<group>-new-<n>" already in
+// the cluster, so that a Result's nodes can seed another Run.
+func TestNewNodeNamesContinueAfterExisting(t *testing.T) {
+	s := buildScenario([]zone{{name: "a", max: 10, milliCPU: 2000}}, workload{app: "web", milliCPU: 1500, pending: 1})
+	existing := sim.NewNode("ng-a-new-3", 2000, 8*gib, map[string]string{zoneKey: "a"})
+	s.Nodes = append(s.Nodes, existing)
+	s.NodeGroupOf[existing.Name] = "ng-a"
+	blocker := workload{app: "other", milliCPU: 1500}.pod("blocker")
+	blocker.Spec.NodeName = existing.Name
+	s.Pods = append(s.Pods, blocker)
+	res := run(t, s, sim.Config{Seed: 1})
+	if len(res.Pods) != 1 || res.Pods[0].Node != "ng-a-new-4" {
+		t.Fatalf("placements = %+v, want the pod on ng-a-new-4", res.Pods)
+	}
+}
+
+// Pods left pending name both the scheduler's and CA's reasons.
+func TestPendingReasonNamesSchedulerAndAutoscaler(t *testing.T) {
+	s := buildScenario([]zone{{name: "a", nodes: 1, max: 1, milliCPU: 2000, podsAlready: 1}}, workload{app: "web", milliCPU: 1500, pending: 1})
+	res := run(t, s, sim.Config{Seed: 1})
+	want := "scheduler: 0/1 nodes are available: 1 Insufficient cpu.; cluster-autoscaler: pod didn't trigger scale-up: 1 max node group size reached"
+	if len(res.Unschedulable) != 1 || res.Unschedulable[0].Reason != want {
+		t.Fatalf("unschedulable = %+v, want reason %q", res.Unschedulable, want)
+	}
+}
