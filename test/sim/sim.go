@@ -76,8 +76,8 @@ type Config struct {
 	Spreadscale bool
 	// Expander is CA's --expander: a comma-separated chain. Empty means
 	// "random" in stock mode and "topology-spread,least-waste" in
-	// spreadscale mode. "price" and "grpc" are rejected: the simulation has
-	// neither a pricing model nor an expander server.
+	// spreadscale mode. "price", "grpc" and "priority" are rejected: the
+	// simulation has no pricing model, expander server or API server.
 	Expander string
 	// MaxLoops bounds the number of CA loops; 0 means 10.
 	MaxLoops int

@@ -180,6 +180,9 @@ func TestValidation(t *testing.T) {
 		{"size below min", func(s *sim.Scenario, _ *sim.Config) { s.NodeGroups[0].MinSize = 2 }, `node group "ng-a": size 1 (nodes in NodeGroupOf) is outside [MinSize 2, MaxSize 3]`},
 		{"nil template", func(s *sim.Scenario, _ *sim.Config) { s.NodeGroups[0].Template = nil }, `node group "ng-a": Template is nil`},
 		{"price expander", func(_ *sim.Scenario, c *sim.Config) { c.Expander = "price" }, `Config.Expander: expander "price" is not supported`},
+		{"priority expander", func(_ *sim.Scenario, c *sim.Config) { c.Expander = "least-waste,priority" }, `Config.Expander: expander "priority" is not supported`},
+		{"grpc expander", func(_ *sim.Scenario, c *sim.Config) { c.Expander = "grpc" }, `Config.Expander: expander "grpc" is not supported`},
+		{"empty expander name", func(_ *sim.Scenario, c *sim.Config) { c.Expander = "least-waste," }, `Config.Expander: "least-waste," has an empty expander name`},
 		{"unknown expander", func(_ *sim.Scenario, c *sim.Config) { c.Expander = "cheapest" }, `Expander cheapest not supported`},
 		{"negative loops", func(_ *sim.Scenario, c *sim.Config) { c.MaxLoops = -1 }, "Config.MaxLoops: -1 is negative"},
 	}

@@ -6,10 +6,13 @@ import (
 
 // unsupportedExpanders are CA expanders the simulation cannot build: CA
 // exits the process (klog.Fatalf) when "price" has no pricing model or
-// "grpc" has no server, and the simulation has neither.
+// "grpc" has no server, and "priority" watches its ConfigMap through the
+// REST client of the kube client, which a fake clientset lacks (the
+// reflector panics). The simulation has none of these.
 var unsupportedExpanders = map[string]string{
-	"price": "it needs a cloud provider pricing model, which the simulation does not have",
-	"grpc":  "it needs an external expander server, which the simulation does not have",
+	"price":    "it needs a cloud provider pricing model, which the simulation does not have",
+	"grpc":     "it needs an external expander server, which the simulation does not have",
+	"priority": "it watches its priorities ConfigMap through an API server, which the simulation does not have",
 }
 
 // validate rejects a Scenario or Config Run cannot simulate faithfully. Every
