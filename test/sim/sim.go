@@ -25,6 +25,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sort"
 
@@ -185,10 +186,17 @@ func (r *Result) GroupSize(name string) (GroupSize, bool) {
 }
 
 // Run simulates CA loops on a copy of s with the wiring cfg selects. It
-// returns an error for invalid input (naming the offending object and field)
-// or when a CA or scheduler component cannot be built; anything CA or the
-// scheduler decides, including failures to scale, is reported in the Result.
-func Run(ctx context.Context, s Scenario, cfg Config) (*Result, error) {
+// returns an error for invalid input (naming the offending object and field),
+// when a CA or scheduler component cannot be built or fails, or when ctx is
+// done; anything CA or the scheduler decides, including failures to scale,
+// is reported in the Result. A panic inside CA, the scheduler or the plugin
+// on the calling goroutine is returned as an error with its stack.
+func Run(ctx context.Context, s Scenario, cfg Config) (res *Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("sim: panic during the simulation: %v\n%s", p, debug.Stack())
+		}
+	}()
 	if err := validate(s, cfg); err != nil {
 		return nil, err
 	}
