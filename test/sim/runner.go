@@ -319,7 +319,7 @@ func (r *runner) listers() kube_util.ListerRegistry {
 	nodes := deepCopyAll(r.nodes)
 	var ready []*apiv1.Node
 	for _, n := range nodes {
-		if ok, _, _ := kube_util.GetReadinessState(n); ok {
+		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready {
 			ready = append(ready, n)
 		}
 	}
@@ -365,7 +365,7 @@ func (r *runner) autoscale(loop int) ([]ScaleUp, error) {
 	}
 	var readyNodes []*apiv1.Node
 	for _, n := range nodes {
-		if ok, _, _ := kube_util.GetReadinessState(n); ok && !n.Spec.Unschedulable {
+		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready && !n.Spec.Unschedulable {
 			readyNodes = append(readyNodes, n)
 		}
 	}
