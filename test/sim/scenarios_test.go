@@ -219,6 +219,9 @@ func TestScenario4ZoneAtMaxSize(t *testing.T) {
 		pending:   4,
 	}
 	checkMaxSizeReason := func(t *testing.T, res *sim.Result) {
+		if len(res.Unschedulable) > 0 {
+			t.Logf("reason: %s", res.Unschedulable[0].Reason)
+		}
 		for _, p := range res.Unschedulable {
 			if !strings.Contains(p.Reason, "max node group size reached") {
 				t.Errorf("pod %s reason %q does not mention the max size", p.Name, p.Reason)
