@@ -40,6 +40,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/utils/units"
 
 	"github.com/spreadscale/spreadscale/plugin"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // runner is the state of one Run: the simulated cluster, the scheduler and
@@ -145,7 +146,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 			r.pending = append(r.pending, c)
 		}
 	}
-	sortQueue(r.pending)
+	topology.SortQueueOrder(r.pending)
 	r.namer = newNodeNamer(s.NodeGroups, r.nodes)
 
 	seed := uint64(cfg.Seed)

@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"sort"
 
 	apiv1 "k8s.io/api/core/v1"
 )
@@ -280,26 +279,6 @@ func (r *runner) groupSize(name string) int {
 		}
 	}
 	return n
-}
-
-// sortQueue orders pods as kube-scheduler's default queue sort does for pods
-// that arrive together: higher priority first, then older creation
-// timestamp, then namespace and name.
-func sortQueue(pods []*apiv1.Pod) {
-	sort.SliceStable(pods, func(i, j int) bool {
-		pi, pj := podPriority(pods[i]), podPriority(pods[j])
-		if pi != pj {
-			return pi > pj
-		}
-		ti, tj := pods[i].CreationTimestamp.Time, pods[j].CreationTimestamp.Time
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
-		}
-		if pods[i].Namespace != pods[j].Namespace {
-			return pods[i].Namespace < pods[j].Namespace
-		}
-		return pods[i].Name < pods[j].Name
-	})
 }
 
 // podPriority is the pod's priority, 0 when unset (as kube-scheduler reads it).
