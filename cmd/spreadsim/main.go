@@ -71,8 +71,10 @@ type options struct {
 // fileList is the repeatable -f flag.
 type fileList []string
 
+// String implements flag.Value.
 func (f *fileList) String() string { return strings.Join(*f, ",") }
 
+// Set implements flag.Value: each -f adds one input.
 func (f *fileList) Set(v string) error {
 	if v == "" {
 		return errors.New("empty file name")
@@ -81,6 +83,7 @@ func (f *fileList) Set(v string) error {
 	return nil
 }
 
+// main runs spreadsim on the process's arguments and streams.
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -77,6 +77,7 @@ type loader struct {
 	podSeq  int               // pods given a creationTimestamp so far
 }
 
+// newLoader returns an empty loader.
 func newLoader() *loader {
 	return &loader{defined: map[string]origin{}}
 }

@@ -253,4 +253,5 @@ func uidOf(m metav1.ObjectMeta, kind string) types.UID {
 	return types.UID(fmt.Sprintf("spreadsim-%s-%s-%s", kind, m.Namespace, m.Name))
 }
 
+// ptr returns a pointer to a copy of v.
 func ptr[T any](v T) *T { return &v }
