@@ -101,7 +101,7 @@ func (d *Decider) prepare() error {
 	}
 	d.nodes, d.nodeInfos = r.nodes, nodeInfos
 	for _, n := range r.nodes {
-		if ok, _, _ := kube_util.GetReadinessState(n); ok && !n.Spec.Unschedulable {
+		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready && !n.Spec.Unschedulable {
 			d.ready = append(d.ready, n)
 		}
 	}
