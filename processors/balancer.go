@@ -1,6 +1,8 @@
 package processors
 
 import (
+	"time"
+
 	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	"k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
@@ -44,11 +46,20 @@ func (b *Balancer) FindSimilarNodeGroups(ctx *context.AutoscalingContext, ng clo
 }
 
 // BalanceScaleUpBetweenGroups implements nodegroupset.NodeGroupSetProcessor.
-// With a plan it gives each group of groups its planned node count, in plan
-// order, up to newNodes in total (CA may have capped the count for
-// cluster-wide limits) and never past a group's max size. Plan groups CA
-// dropped (for instance backed off) get nothing this loop; their pods stay
-// pending for the next loop.
+// With a plan it gives each of the plan's groups its planned node count, in
+// plan order, up to newNodes in total (CA may have capped the count for
+// cluster-wide limits) and never past a group's max size.
+//
+// The plan's groups are taken from the plan, not only from groups: CA offers
+// a similar group only when its template passes CA's own check of every
+// pending pod group against the snapshot as it is now, one pod and one node
+// at a time, and that check rejects the very zones a spread plan must grow
+// (a zone already one pod above the others' minimum cannot take the next
+// pod until the other zones have theirs, which the same plan adds).
+// Dropping such a group would leave the other zones' new nodes unusable.
+// A plan group is left out only for the reason CA itself drops a similar
+// group that exists — the ClusterStateRegistry finds it unhealthy or backed
+// off now; its nodes then wait for a later loop.
 func (b *Balancer) BalanceScaleUpBetweenGroups(ctx *context.AutoscalingContext, groups []cloudprovider.NodeGroup, newNodes int) ([]nodegroupset.ScaleUpInfo, errors.AutoscalerError) {
 	plan := b.Planner.Current()
 	if len(groups) == 0 || !plan.Includes(groups[0].Id()) {
@@ -58,13 +69,17 @@ func (b *Balancer) BalanceScaleUpBetweenGroups(ctx *context.AutoscalingContext, 
 	for _, g := range groups {
 		given[g.Id()] = g
 	}
+	now := time.Now()
 	var infos []nodegroupset.ScaleUpInfo
 	left := newNodes
 	for _, id := range plan.GroupsInOrder() {
 		g, ok := given[id]
 		if !ok {
-			klog.V(1).Infof("topology-spread: plan group %s not offered by CA this loop; its %d nodes wait", id, plan.NewNodes[id])
-			continue
+			g = plan.Groups[id]
+			if g == nil || !safeToScale(ctx, g, now) {
+				klog.V(1).Infof("topology-spread: plan group %s cannot scale up now; its %d nodes wait", id, plan.NewNodes[id])
+				continue
+			}
 		}
 		size, err := g.TargetSize()
 		if err != nil {
@@ -78,6 +93,16 @@ func (b *Balancer) BalanceScaleUpBetweenGroups(ctx *context.AutoscalingContext, 
 		infos = append(infos, nodegroupset.ScaleUpInfo{Group: g, CurrentSize: size, NewSize: size + n, MaxSize: g.MaxSize()})
 	}
 	return infos, nil
+}
+
+// safeToScale is CA's test for a similar group (ComputeSimilarNodeGroups):
+// a group that does not exist yet is created later, an existing one must be
+// healthy and not backed off.
+func safeToScale(ctx *context.AutoscalingContext, g cloudprovider.NodeGroup, now time.Time) bool {
+	if !g.Exist() || ctx == nil || ctx.ClusterStateRegistry == nil {
+		return true
+	}
+	return ctx.ClusterStateRegistry.NodeGroupScaleUpSafety(g, now).SafeToScale
 }
 
 // CleanUp implements nodegroupset.NodeGroupSetProcessor.
