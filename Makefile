@@ -31,7 +31,7 @@ test: lint
 ## fuzz: the long differential run against the real scheduler plugin, then the input-parser fuzzer.
 fuzz:
 	$(GO) test ./topology/ -run 'TestDifferential$$' -count=1 -v -args -cases=$(CASES)
-	$(GO) test ./test/sim/load/ -run '^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
+	$(GO) test ./test/sim/load/ -run '^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) -fuzzminimizetime=10x -parallel=2
 
 ## demo: the simulator on its built-in scenario, stock CA vs spreadscale side by side.
 demo:
