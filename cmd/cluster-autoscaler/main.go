@@ -42,8 +42,9 @@ import (
 // -ldflags "-X main.version=<v>".
 var version = "dev"
 
-// shutdownGrace bounds how long a signal waits for the running loop to end
-// before the node groups are cleaned up anyway.
+// shutdownGrace bounds how long a termination signal waits for the running
+// loop to end and the cleanup to finish; after it the process exits with an
+// error.
 const shutdownGrace = 30 * time.Second
 
 func main() {
@@ -105,6 +106,8 @@ func main() {
 
 	sigCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT)
 	defer stopSignals()
+	// After the first signal, a second one kills the process right away.
+	context.AfterFunc(sigCtx, stopSignals)
 
 	cfg := runConfig{
 		healthCheck:     healthCheck,
