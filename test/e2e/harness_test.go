@@ -343,7 +343,7 @@ func (s *scenario) teardown() {
 		t.Errorf("deleting namespace %s: %v", s.caNS, err)
 	}
 	if t.Failed() && s.ca != nil {
-		t.Logf("cluster-autoscaler log: %s\n--- last lines ---\n%s", s.ca.logPath, tail(s.ca.logPath, 40))
+		t.Logf("cluster-autoscaler log: %s\n--- last lines (informer shutdown omitted) ---\n%s", s.ca.logPath, tail(s.ca.logPath, 40))
 	}
 }
 
@@ -728,7 +728,13 @@ func tail(path string, n int) string {
 	if err != nil {
 		return err.Error()
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		// Informer shutdown lines say nothing about a failure.
+		if !strings.Contains(l, "reflector.go") {
+			lines = append(lines, l)
+		}
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

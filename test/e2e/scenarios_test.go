@@ -125,11 +125,26 @@ func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
 	if s.row.Loops != 1 {
 		t.Errorf("scale-up took %d loops, want exactly 1; plans:\n%s", s.row.Loops, strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
 	}
+	// One pod per node: exactly one new node in zone-a and zone-b, two in
+	// zone-c.
+	expectGroups(t, s, map[string]int{"zone-a": 2, "zone-b": 2, "zone-c": 2})
+}
+
+// expectGroups checks the final group sizes (no over- or under-provisioning).
+func expectGroups(t *testing.T, s *scenario, want map[string]int) {
+	t.Helper()
+	for zone, n := range want {
+		if got := s.row.NodesPerGroup[zone]; got != n {
+			t.Errorf("nodes per group %v, want %v; plans:\n%s", s.row.NodesPerGroup, want,
+				strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
+			return
+		}
+	}
 }
 
 // minDomains: minDomains 3 while only zone-a and zone-b have nodes, so each
 // zone may hold one pod until a third zone exists: the zone-c group must be
-// opened, then 6 small pods spread 2/2/2.
+// opened (with one node), then 6 small pods spread 2/2/2.
 func minDomains(t *testing.T) {
 	s := newScenario(t, "mindom", "minDomains=3, 2 zones realized", spreadscaleCA, threeZones)
 	labels := map[string]string{"app": "md"}
@@ -146,6 +161,9 @@ func minDomains(t *testing.T) {
 	if s.row.NodesPerGroup["zone-c"] < 1 {
 		t.Errorf("the zone-c group was not opened: nodes per group %v", s.row.NodesPerGroup)
 	}
+	// The existing nodes have room for all the pods once a third zone
+	// exists: one node in zone-c is all it takes.
+	expectGroups(t, s, map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1})
 	if sk := skew(s.row.PodsPerZone); sk > 1 || s.row.PodsPerZone["zone-c"] == 0 {
 		t.Errorf("pods per zone %v violate maxSkew 1 over three zones", s.row.PodsPerZone)
 	}
