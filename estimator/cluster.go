@@ -15,12 +15,51 @@ func plannedNodeName(group string, n int) string {
 }
 
 // snapshotCluster is topology.Cluster over CA's ClusterSnapshot: the real
-// scheduler framework filters (PodTopologySpread included) on the real and
-// upcoming nodes plus the nodes planned so far, each built from its group's
-// sanitized template NodeInfo (daemon set pods included).
+// scheduler framework filters on the real and upcoming nodes plus the nodes
+// planned so far, each built from its group's sanitized template NodeInfo
+// (daemon set pods included).
+//
+// PodTopologySpread's DoNotSchedule rule is the one filter it leaves to the
+// planner, which decides it itself exactly as the plugin does (Admit and
+// AdmitNew, checked against the real plugin by topology's differential
+// test): the filters run for a copy of the pod without hard spread
+// constraints (see filtered). Running the plugin as well would only
+// double-check the plan, at the price of its PreFilter recounting every
+// matching pod on every node of the cluster for every check — the
+// planner's dominant cost on large clusters.
 type snapshotCluster struct {
 	snap      clustersnapshot.ClusterSnapshot
 	templates map[string]*framework.NodeInfo
+	// copies holds the filtered copy of each pod checked so far.
+	copies map[*apiv1.Pod]*apiv1.Pod
+}
+
+// placeholderSpread is the topology spread constraint list of a filtered
+// pod: one ScheduleAnyway constraint, which Filter never reads.
+var placeholderSpread = []apiv1.TopologySpreadConstraint{{
+	MaxSkew:           1,
+	TopologyKey:       apiv1.LabelHostname,
+	WhenUnsatisfiable: apiv1.ScheduleAnyway,
+}}
+
+// filtered returns the pod the scheduler filters check in place of pod: a
+// shallow copy whose topology spread constraints are placeholderSpread.
+// Having no DoNotSchedule constraint, PodTopologySpread skips its PreFilter
+// and Filter for it; having a non-empty list, it applies no cluster default
+// constraint to it either (the planner applies the DoNotSchedule defaults
+// itself). Soft constraints only matter for scoring, which is not run.
+// Every other plugin sees the pod unchanged.
+func (c *snapshotCluster) filtered(pod *apiv1.Pod) *apiv1.Pod {
+	if cp, ok := c.copies[pod]; ok {
+		return cp
+	}
+	cp := *pod
+	cp.Spec.TopologySpreadConstraints = placeholderSpread
+	if c.copies == nil {
+		c.copies = map[*apiv1.Pod]*apiv1.Pod{}
+	}
+	c.copies[pod] = &cp
+	return &cp
 }
 
 func (c *snapshotCluster) nodeInfo(group string, node *apiv1.Node) (*framework.NodeInfo, error) {
@@ -49,11 +88,11 @@ func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Nod
 	if err := c.snap.AddNodeInfo(ni); err != nil {
 		return err
 	}
-	return asError(c.snap.CheckPredicates(pod, node.Name))
+	return asError(c.snap.CheckPredicates(c.filtered(pod), node.Name))
 }
 
 func (c *snapshotCluster) Check(pod *apiv1.Pod, nodeName string) error {
-	return asError(c.snap.CheckPredicates(pod, nodeName))
+	return asError(c.snap.CheckPredicates(c.filtered(pod), nodeName))
 }
 
 func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {

@@ -618,7 +618,12 @@ func (c *exCluster) CheckNew(pod *v1.Pod, _ string, node *v1.Node) error {
 }
 
 func (c *exCluster) Check(pod *v1.Pod, nodeName string) error {
-	return c.CheckNew(pod, "", c.nodes[nodeName])
+	n, ok := c.nodes[nodeName]
+	if !ok {
+		// Existing nodes are full in these examples.
+		return fmt.Errorf("node %s: no room", nodeName)
+	}
+	return c.CheckNew(pod, "", n)
 }
 
 func (c *exCluster) AddNode(_ string, node *v1.Node) error {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -110,9 +111,10 @@ func (p *Plan) GroupsInOrder() []string {
 // candidate is one place a pod could go: a planned node, or a new node of a
 // group.
 type candidate struct {
-	planned *plannedState // nil for a new node
-	group   *groupState
-	node    *v1.Node
+	existing *existingState // set for an existing node
+	planned  *plannedState  // nil for a new node
+	group    *groupState
+	node     *v1.Node
 	// cost is the number of nodes the choice adds (0 reuse, 1 new node,
 	// Max for opening a zero-or-max group).
 	cost  int
@@ -132,6 +134,11 @@ type groupState struct {
 	rank    int
 	planned int
 	next    int
+	// nextNode caches templateNode's node, the one numbered nextNodeAt:
+	// every pod considers every group, and the node only changes when the
+	// group adds one.
+	nextNode   *v1.Node
+	nextNodeAt int
 }
 
 // class is the planner's equivalence class of pods: same namespace,
@@ -142,6 +149,11 @@ type class struct {
 	counts *Counts
 	failed map[string]bool // planned nodes where Cluster rejected the class
 	err    error
+	// fitsNew records, by group, the planner's cluster version (plus one)
+	// at which the group's next node passed Cluster.CheckNew for fitPod;
+	// explain reuses it for pods with fitPod's spec while nothing changed.
+	fitsNew map[string]int
+	fitPod  *v1.Pod
 }
 
 type planner struct {
@@ -155,6 +167,12 @@ type planner struct {
 	plan      *Plan
 	nodeCount int
 	limited   bool // the estimation limiter refused a node
+	// version counts the nodes and pods added to the Cluster.
+	version int
+	// existing are the universe's nodes as places for pending pods, built
+	// on first use.
+	existing       []*existingState
+	existingByName map[string]*existingState
 }
 
 // PlanScaleUp decides which groups to scale and by how much so that the pending
@@ -293,7 +311,11 @@ func (p *planner) holdsInFinalView() bool {
 		if c.spread == nil || !c.spread.HasHard() {
 			continue
 		}
-		if c.counts.exceedsInFinalView(byName[pl.Node].Node) {
+		node := p.existingByName[pl.Node].nodeOrNil()
+		if pn, ok := byName[pl.Node]; ok {
+			node = pn.Node
+		}
+		if node == nil || c.counts.exceedsInFinalView(node) {
 			return false
 		}
 	}
@@ -342,6 +364,11 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 		c.counts = cnt
 	} else {
 		c.counts = p.u.Count(s)
+		for _, e := range p.existing {
+			for _, placed := range e.placed {
+				c.counts.AddPod(placed, e.topo)
+			}
+		}
 		for _, pn := range p.planned {
 			c.counts.AddNode(pn.topo)
 		}
@@ -424,6 +451,18 @@ func (p *planner) place(pod *v1.Pod) error {
 	}
 	var valid []candidate
 	var diag diagnosis
+	if len(p.planned) > 0 {
+		// Existing nodes only become possible once the plan has added a
+		// node (pending pods did not fit them when the loop started).
+		for _, e := range p.existingWithRoom(pod) {
+			if c.failed[e.topo.Name] || c.counts.Admit(e.topo.Node) != nil {
+				continue
+			}
+			cand := p.candidate(c, e.topo.Node, nil, nil)
+			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing)
+			valid = append(valid, cand)
+		}
+	}
 	for _, pn := range p.planned {
 		if c.failed[pn.Name] {
 			continue
@@ -449,6 +488,16 @@ func (p *planner) place(pod *v1.Pod) error {
 	sort.SliceStable(valid, func(i, j int) bool { return valid[i].less(&valid[j]) })
 	for i := range valid {
 		cand := &valid[i]
+		if cand.existing != nil {
+			name := cand.existing.topo.Name
+			if err := p.req.Cluster.Check(pod, name); err != nil {
+				if !hasRequiredPodAffinity(pod) {
+					c.failed[name] = true
+				}
+				continue
+			}
+			return p.bindExisting(pod, cand.existing)
+		}
 		if cand.planned != nil {
 			if err := p.req.Cluster.Check(pod, cand.planned.Name); err != nil {
 				if !hasRequiredPodAffinity(pod) {
@@ -487,7 +536,7 @@ func (p *planner) place(pod *v1.Pod) error {
 func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 	caps := d.caps[:0]
 	for i, r := range d.caps {
-		if err := p.req.Cluster.CheckNew(pod, r.Group, d.capNodes[i]); err != nil {
+		if err := p.checkNewCapped(pod, c, r.Group, d.capNodes[i]); err != nil {
 			d.fit(r.Group, err)
 			continue
 		}
@@ -510,6 +559,30 @@ func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 		}
 	}
 	return r
+}
+
+// checkNewCapped is Cluster.CheckNew for explain, which asks it for every
+// group at its limit and every pod left unplaced: once a cluster limit is
+// reached that is every group for every remaining pod. A pass is reused
+// for the next pods of the class that have the same spec, as long as the
+// Cluster has not changed (the group's next node has not either, since
+// adding it changes the Cluster); a failure is always asked again, its
+// error names the pod.
+func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.Node) error {
+	if c.fitPod != pod {
+		if c.fitPod == nil || !equality.Semantic.DeepEqual(c.fitPod.Spec, pod.Spec) {
+			c.fitsNew = map[string]int{}
+		}
+		c.fitPod = pod
+	}
+	if c.fitsNew[group] == p.version+1 {
+		return nil
+	}
+	if err := p.req.Cluster.CheckNew(pod, group, node); err != nil {
+		return err
+	}
+	c.fitsNew[group] = p.version + 1
+	return nil
 }
 
 // possibleDomains counts the domains of the class's hard constraint i that
@@ -559,6 +632,7 @@ func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedS
 		}
 	}
 	switch {
+	case g == nil: // an existing node: the caller sets cost and rank
 	case pn != nil:
 		cand.rank = len(p.groups) + pn.order
 	case g.ZeroOrMax && g.Size+g.planned == 0:
@@ -582,8 +656,12 @@ func (a *candidate) less(b *candidate) bool {
 	return a.rank < b.rank
 }
 
-// templateNode is the node group g would add next.
+// templateNode is the node group g would add next. The same node is
+// returned until g adds it (open advances g.next); callers do not modify it.
 func (p *planner) templateNode(g *groupState) *v1.Node {
+	if g.nextNode != nil && g.nextNodeAt == g.next {
+		return g.nextNode
+	}
 	name := p.nodeName(g.Name, g.next)
 	n := g.Template.DeepCopy()
 	n.Name = name
@@ -593,6 +671,7 @@ func (p *planner) templateNode(g *groupState) *v1.Node {
 		n.Labels = map[string]string{}
 	}
 	n.Labels[v1.LabelHostname] = name
+	g.nextNode, g.nextNodeAt = n, g.next
 	return n
 }
 
@@ -657,6 +736,7 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 		if err := p.req.Cluster.AddNode(g.Name, node); err != nil {
 			return nil, fmt.Errorf("plan: adding node %s of group %s: %w", node.Name, g.Name, err)
 		}
+		p.version++
 		pn := &plannedState{PlannedNode: &PlannedNode{Name: node.Name, Group: g.Name, Node: node},
 			topo: &Node{Node: node, Group: g.Name, Planned: true}, order: len(p.planned)}
 		p.planned = append(p.planned, pn)
@@ -679,6 +759,7 @@ func (p *planner) bind(pod *v1.Pod, pn *plannedState) error {
 	if err := p.req.Cluster.AddPod(pod, pn.Name); err != nil {
 		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), pn.Name, err)
 	}
+	p.version++
 	pn.Pods = append(pn.Pods, pod)
 	pn.topo.Pods = append(pn.topo.Pods, pod)
 	for _, cnt := range p.counts {

@@ -126,8 +126,20 @@ func (d *diagnosis) reason(pod *v1.Pod, groups []*groupState) *Reason {
 }
 
 func (d *diagnosis) skewSummary() string {
+	// Many candidates (every planned node of a group) give the same
+	// rejection: format each distinct one once.
+	type key struct {
+		group string
+		r     Rejection
+	}
+	seen := make(map[key]bool, len(d.skew))
 	msgs := make([]string, 0, len(d.skew))
 	for i, r := range d.skew {
+		k := key{d.skewGroup[i], *r}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
 		msgs = append(msgs, fmt.Sprintf("%s: %s", d.skewGroup[i], r.Error()))
 	}
 	return strings.Join(dedupe(msgs), "; ")
