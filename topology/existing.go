@@ -45,13 +45,13 @@ func (e *existingState) take(pod *v1.Pod) {
 	}
 }
 
-// room reports whether the node's free resources cover pod's requests (and
-// a pod slot), for the resources the node reports.
-func (e *existingState) room(pod *v1.Pod) bool {
+// room reports whether the node's free resources cover a pod's requests
+// req (and a pod slot), for the resources the node reports.
+func (e *existingState) room(req v1.ResourceList) bool {
 	if q, ok := e.free[v1.ResourcePods]; ok && q.Value() < 1 {
 		return false
 	}
-	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+	for name, q := range req {
 		if f, ok := e.free[name]; ok && f.Cmp(q) < 0 {
 			return false
 		}
@@ -71,9 +71,10 @@ func (p *planner) existingWithRoom(pod *v1.Pod) []*existingState {
 			p.existingByName[n.Name] = e
 		}
 	}
+	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 	var out []*existingState
 	for _, e := range p.existing {
-		if e.room(pod) {
+		if e.room(req) {
 			out = append(out, e)
 		}
 	}
