@@ -1,0 +1,311 @@
+// Command bench writes BENCHMARKS.md from the output of `go test -bench
+// BenchmarkDecision -benchmem` (package test/bench): the machine, a table
+// per case of stock CA and spreadscale side by side (median time, memory and
+// allocations per decision, their ratio spreadscale/stock, and the
+// decision's quality: pods made schedulable and nodes requested), and
+// benchstat's statistics of the raw results. `make bench` runs it.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	in := flag.String("in", "", "go test -bench output")
+	out := flag.String("out", "BENCHMARKS.md", "file to write")
+	benchstat := flag.String("benchstat", "", "command that runs benchstat (given the input file as last argument); empty: no raw statistics")
+	loadBefore := flag.String("load-before", "", "file holding /proc/loadavg from before the run")
+	start := flag.Int64("start", 0, "Unix time the run started (0: unknown)")
+	command := flag.String("command", "make bench", "the command that produced the results, for the report")
+	flag.Parse()
+	if err := run(*in, *out, *benchstat, *loadBefore, *start, *command); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, out, benchstat, loadBefore string, start int64, command string) error {
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	results, err := parse(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("%s: no BenchmarkDecision results", in)
+	}
+	m := machine{
+		CPU:     cpuModel(),
+		Cores:   runtime.NumCPU(),
+		Go:      runtime.Version(),
+		LoadEnd: readLoad("/proc/loadavg"),
+	}
+	if loadBefore != "" {
+		m.LoadStart = readLoad(loadBefore)
+	}
+	if start > 0 {
+		m.Elapsed = time.Since(time.Unix(start, 0)).Round(time.Second)
+	}
+	var stats string
+	if benchstat != "" {
+		fields := strings.Fields(benchstat)
+		cmd := exec.Command(fields[0], append(fields[1:], in)...)
+		cmd.Stderr = os.Stderr
+		b, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("benchstat: %w", err)
+		}
+		stats = string(b)
+	}
+	var buf bytes.Buffer
+	report(&buf, results, m, stats, command)
+	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
+
+// result is one benchmark line.
+type result struct {
+	Case, Mode string
+	Metrics    map[string]float64 // by unit: ns/op, B/op, allocs/op, pods/op, nodes/op
+}
+
+// lineRE matches "BenchmarkDecision/<case>/<mode>[-procs] <iterations> <value> <unit>...".
+var lineRE = regexp.MustCompile(`^BenchmarkDecision/([^/\s]+)/([^/\s]+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// parse reads the BenchmarkDecision result lines of go test output.
+func parse(r io.Reader) ([]result, error) {
+	var out []result
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := lineRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[3])
+		if len(f)%2 != 0 {
+			return nil, fmt.Errorf("malformed result line %q", sc.Text())
+		}
+		res := result{Case: m[1], Mode: m[2], Metrics: map[string]float64{}}
+		for i := 0; i < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
+			}
+			res.Metrics[f[i+1]] = v
+		}
+		out = append(out, res)
+	}
+	return out, sc.Err()
+}
+
+// summary is the medians of one case and mode.
+type summary struct {
+	Samples int
+	Median  map[string]float64
+}
+
+// summarize returns the medians by case and mode, and the cases in first
+// appearance order.
+func summarize(results []result) (map[string]map[string]summary, []string) {
+	samples := map[string]map[string][]map[string]float64{}
+	var cases []string
+	for _, r := range results {
+		if samples[r.Case] == nil {
+			samples[r.Case] = map[string][]map[string]float64{}
+			cases = append(cases, r.Case)
+		}
+		samples[r.Case][r.Mode] = append(samples[r.Case][r.Mode], r.Metrics)
+	}
+	out := map[string]map[string]summary{}
+	for c, modes := range samples {
+		out[c] = map[string]summary{}
+		for mode, runs := range modes {
+			s := summary{Samples: len(runs), Median: map[string]float64{}}
+			units := map[string]bool{}
+			for _, run := range runs {
+				for u := range run {
+					units[u] = true
+				}
+			}
+			for u := range units {
+				var vs []float64
+				for _, run := range runs {
+					if v, ok := run[u]; ok {
+						vs = append(vs, v)
+					}
+				}
+				s.Median[u] = median(vs)
+			}
+			out[c][mode] = s
+		}
+	}
+	return out, cases
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
+}
+
+// machine describes where the benchmarks ran.
+type machine struct {
+	CPU                string
+	Cores              int
+	Go                 string
+	LoadStart, LoadEnd string
+	Elapsed            time.Duration
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// readLoad returns the 1, 5 and 15 minute load averages of a /proc/loadavg
+// file.
+func readLoad(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// pendingRE reads the pending pod count from a case name ("5000n_2000p").
+var pendingRE = regexp.MustCompile(`(?:^|_)(\d+)p(?:_|$)`)
+
+// report writes the Markdown report.
+func report(w io.Writer, results []result, m machine, stats, command string) {
+	sum, cases := summarize(results)
+	fmt.Fprintf(w, "# Benchmarks: stock cluster-autoscaler vs spreadscale\n\n")
+	fmt.Fprintf(w, "Generated by `%s` (hack/bench.mk, hack/bench) from `BenchmarkDecision` in test/bench.\n", command)
+	fmt.Fprintf(w, "One op is one scale-up decision: one `ScaleUp` call of cluster-autoscaler 1.33.0's real\n")
+	fmt.Fprintf(w, "ScaleUpOrchestrator (every node group estimated, the expander chain, balancing, the scale-up\n")
+	fmt.Fprintf(w, "executed on CA's test cloud provider), stock CA (`--expander=least-waste`) and spreadscale\n")
+	fmt.Fprintf(w, "(`--expander=topology-spread,least-waste`) on the same generated cluster in the same run.\n")
+	fmt.Fprintf(w, "Clusters: 3 zones x 20 node groups (6 at size 0; 4- and 8-CPU instance types), every node full\n")
+	fmt.Fprintf(w, "with 10 bound pods, pending pods (500m CPU, 1 GiB) in 40 Deployments with a zone and a hostname\n")
+	fmt.Fprintf(w, "`DoNotSchedule` constraint (maxSkew 1), except in `_nospread`. Case names: `<nodes>n_<pending>p`.\n\n")
+
+	fmt.Fprintf(w, "## Machine\n\n")
+	fmt.Fprintf(w, "- CPU: %s, %d cores (GOMAXPROCS)\n", m.CPU, m.Cores)
+	fmt.Fprintf(w, "- Go: %s\n", m.Go)
+	if m.LoadStart != "" {
+		fmt.Fprintf(w, "- Load average (1/5/15 min): %s before the run, %s after\n", m.LoadStart, m.LoadEnd)
+	} else {
+		fmt.Fprintf(w, "- Load average (1/5/15 min) after the run: %s\n", m.LoadEnd)
+	}
+	if m.Elapsed > 0 {
+		fmt.Fprintf(w, "- Benchmark run (build included): %s\n", m.Elapsed)
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintf(w, "## Results (medians)\n\n")
+	fmt.Fprintf(w, "Quality: *pods* is the number of pending pods the decision makes schedulable (the pods of\n")
+	fmt.Fprintf(w, "the option CA executed; TestDecisionQuality checks on a small cluster that the real\n")
+	fmt.Fprintf(w, "kube-scheduler binds exactly these once the new nodes registered), *nodes* the number of nodes\n")
+	fmt.Fprintf(w, "it requests. Ratios are spreadscale / stock.\n\n")
+	fmt.Fprintf(w, "| case | n | time stock | time spreadscale | ratio | mem stock | mem spreadscale | ratio | allocs stock | allocs spreadscale | ratio | pods stock | pods spreadscale | nodes stock | nodes spreadscale |\n")
+	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, c := range cases {
+		st, okS := sum[c]["stock"]
+		ss, okP := sum[c]["spreadscale"]
+		if !okS || !okP {
+			continue
+		}
+		pending := ""
+		if pm := pendingRE.FindStringSubmatch(c); pm != nil {
+			pending = " / " + pm[1]
+		}
+		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s | %s |\n",
+			c, st.Samples, ss.Samples,
+			duration(st.Median["ns/op"]), duration(ss.Median["ns/op"]), ratio(ss.Median["ns/op"], st.Median["ns/op"]),
+			bytesIEC(st.Median["B/op"]), bytesIEC(ss.Median["B/op"]), ratio(ss.Median["B/op"], st.Median["B/op"]),
+			count(st.Median["allocs/op"]), count(ss.Median["allocs/op"]), ratio(ss.Median["allocs/op"], st.Median["allocs/op"]),
+			count(st.Median["pods/op"]), pending, count(ss.Median["pods/op"]), pending,
+			count(st.Median["nodes/op"]), count(ss.Median["nodes/op"]))
+	}
+	fmt.Fprintf(w, "\n*n*: samples (stock/spreadscale). *pods*: made schedulable / pending.\n\n")
+
+	if stats != "" {
+		fmt.Fprintf(w, "## benchstat\n\n```\n%s```\n", stats)
+	}
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", a/b)
+}
+
+func duration(ns float64) string {
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
+	}
+}
+
+func bytesIEC(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	default:
+		return fmt.Sprintf("%.0f B", b)
+	}
+}
+
+func count(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	default:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+}

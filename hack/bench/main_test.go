@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/spreadscale/spreadscale/test/bench
+cpu: AMD EPYC
+BenchmarkDecision/5000n_2000p/stock-2         	       1	40000000000 ns/op	        12.00 nodes/op	        40.00 pods/op	8000000000 B/op	90000000 allocs/op
+BenchmarkDecision/5000n_2000p/spreadscale-2   	       1	10000000000 ns/op	       250.0 nodes/op	      2000 pods/op	4000000000 B/op	30000000 allocs/op
+BenchmarkDecision/5000n_2000p/stock-2         	       1	60000000000 ns/op	        12.00 nodes/op	        40.00 pods/op	8000000000 B/op	90000000 allocs/op
+BenchmarkDecision/5000n_2000p/spreadscale-2   	       1	20000000000 ns/op	       250.0 nodes/op	      2000 pods/op	6000000000 B/op	30000000 allocs/op
+BenchmarkDecision/5000n_2000p/stock-2         	       1	50000000000 ns/op	        11.00 nodes/op	        40.00 pods/op	8000000000 B/op	90000000 allocs/op
+PASS
+`
+
+func TestParseAndReport(t *testing.T) {
+	results, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 5 || results[0].Case != "5000n_2000p" || results[0].Mode != "stock" || results[1].Mode != "spreadscale" {
+		t.Fatalf("parsed %+v", results)
+	}
+	if got := results[1].Metrics["pods/op"]; got != 2000 {
+		t.Errorf("pods/op = %v, want 2000", got)
+	}
+	sum, cases := summarize(results)
+	if len(cases) != 1 || sum["5000n_2000p"]["stock"].Median["ns/op"] != 5e10 || sum["5000n_2000p"]["spreadscale"].Median["ns/op"] != 1.5e10 {
+		t.Fatalf("medians %+v", sum)
+	}
+	var buf bytes.Buffer
+	report(&buf, results, machine{CPU: "AMD EPYC", Cores: 2, Go: "go1.26", LoadEnd: "1.00 1.00 1.00"}, "raw\n", "make bench")
+	out := buf.String()
+	for _, want := range []string{
+		"| 5000n_2000p | 3/2 | 50.00 s | 15.00 s | 0.30x | 7.45 GiB | 4.66 GiB | 0.62x | 90.00M | 30.00M | 0.33x | 40 / 2000 | 2000 / 2000 | 12 | 250 |",
+		"- CPU: AMD EPYC, 2 cores",
+		"```\nraw\n```",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestParseMalformed(t *testing.T) {
+	if _, err := parse(strings.NewReader("BenchmarkDecision/a/stock-2 1 12 ns/op 5\n")); err == nil {
+		t.Error("odd value/unit fields: no error")
+	}
+}
