@@ -8,7 +8,10 @@ package plugin
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/autoscaler/cluster-autoscaler/core"
 	caestimator "k8s.io/autoscaler/cluster-autoscaler/estimator"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
@@ -118,20 +121,47 @@ func (p *Plugin) Install(opts *core.AutoscalerOptions) error {
 //	  topology.kubernetes.io/zone: us-east-1b
 //	capi-md-0:
 //	  k8s.io/cluster-autoscaler/node-template/label/topology.kubernetes.io/zone: zone-a
+//
+// Every problem is reported: empty file or group id, a group without labels,
+// invalid label keys (with or without CA's node-template prefix) and values.
 func ParseDeclaredDomains(data []byte) (map[string]map[string]string, error) {
-	var out map[string]map[string]string
-	if err := yaml.UnmarshalStrict(data, &out); err != nil {
-		return nil, fmt.Errorf("declared domains: want a map of node group id to a map of label to value: %w", err)
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, fmt.Errorf("the file is empty; expected a map of node group id to a map of label to value")
 	}
-	for g, labels := range out {
-		if g == "" {
-			return nil, fmt.Errorf("declared domains: empty node group id")
+	var domains map[string]map[string]string
+	if err := yaml.UnmarshalStrict(data, &domains); err != nil {
+		return nil, fmt.Errorf("expected a map of node group id to a map of label to value "+
+			"(e.g. `my-group: {topology.kubernetes.io/zone: us-east-1a}`): %v", err)
+	}
+	if len(domains) == 0 {
+		return nil, fmt.Errorf("no node group is declared; expected a map of node group id to a map of label to value")
+	}
+	var problems []string
+	for group, labels := range domains {
+		if strings.TrimSpace(group) == "" {
+			problems = append(problems, "empty node group id")
+			continue
 		}
-		for k, v := range processors.NormalizeDomainLabels(labels) {
-			if k == "" || v == "" {
-				return nil, fmt.Errorf("declared domains: node group %q: label %q=%q: key and value must be non-empty", g, k, v)
+		if len(labels) == 0 {
+			problems = append(problems, fmt.Sprintf("node group %q declares no labels", group))
+			continue
+		}
+		for key, value := range labels {
+			if value == "" {
+				problems = append(problems, fmt.Sprintf("node group %q: empty value for label %q", group, key))
+				continue
+			}
+			if errs := validation.IsQualifiedName(strings.TrimPrefix(key, processors.TemplateLabelPrefix)); len(errs) > 0 {
+				problems = append(problems, fmt.Sprintf("node group %q: invalid label key %q: %s", group, key, strings.Join(errs, "; ")))
+			}
+			if errs := validation.IsValidLabelValue(value); len(errs) > 0 {
+				problems = append(problems, fmt.Sprintf("node group %q: invalid value %q for label %q: %s", group, value, key, strings.Join(errs, "; ")))
 			}
 		}
 	}
-	return out, nil
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, fmt.Errorf("%s", strings.Join(problems, ", "))
+	}
+	return domains, nil
 }

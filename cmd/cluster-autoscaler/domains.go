@@ -3,16 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"sort"
-	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
+	"github.com/spreadscale/spreadscale/plugin"
 )
-
-// nodeTemplateLabelPrefix is the prefix CA's cloud providers use for
-// template labels given as node group tags; declared keys may carry it.
-const nodeTemplateLabelPrefix = "k8s.io/cluster-autoscaler/node-template/label/"
 
 // loadDeclaredDomains reads the --topology-spread-declared-domains file: a
 // YAML or JSON object mapping node group id to an object of label -> value.
@@ -32,44 +25,8 @@ func loadDeclaredDomains(path string) (map[string]map[string]string, error) {
 	return domains, nil
 }
 
+// parseDeclaredDomains is plugin.ParseDeclaredDomains (the format and its
+// checks live with the plugin that applies them).
 func parseDeclaredDomains(data []byte) (map[string]map[string]string, error) {
-	if strings.TrimSpace(string(data)) == "" {
-		return nil, fmt.Errorf("the file is empty; expected a map of node group id to a map of label to value")
-	}
-	var domains map[string]map[string]string
-	if err := yaml.UnmarshalStrict(data, &domains); err != nil {
-		return nil, fmt.Errorf("expected a map of node group id to a map of label to value "+
-			"(e.g. `my-group: {topology.kubernetes.io/zone: us-east-1a}`): %v", err)
-	}
-	if len(domains) == 0 {
-		return nil, fmt.Errorf("no node group is declared; expected a map of node group id to a map of label to value")
-	}
-	var problems []string
-	for group, labels := range domains {
-		if strings.TrimSpace(group) == "" {
-			problems = append(problems, "empty node group id")
-			continue
-		}
-		if len(labels) == 0 {
-			problems = append(problems, fmt.Sprintf("node group %q declares no labels", group))
-			continue
-		}
-		for key, value := range labels {
-			if value == "" {
-				problems = append(problems, fmt.Sprintf("node group %q: empty value for label %q", group, key))
-				continue
-			}
-			if errs := validation.IsQualifiedName(strings.TrimPrefix(key, nodeTemplateLabelPrefix)); len(errs) > 0 {
-				problems = append(problems, fmt.Sprintf("node group %q: invalid label key %q: %s", group, key, strings.Join(errs, "; ")))
-			}
-			if errs := validation.IsValidLabelValue(value); len(errs) > 0 {
-				problems = append(problems, fmt.Sprintf("node group %q: invalid value %q for label %q: %s", group, value, key, strings.Join(errs, "; ")))
-			}
-		}
-	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return nil, fmt.Errorf("%s", strings.Join(problems, ", "))
-	}
-	return domains, nil
+	return plugin.ParseDeclaredDomains(data)
 }
