@@ -132,8 +132,8 @@ func (d *diagnosis) skewSummary() string {
 		group string
 		r     Rejection
 	}
-	seen := make(map[key]bool, len(d.skew))
-	msgs := make([]string, 0, len(d.skew))
+	seen := map[key]bool{}
+	var msgs []string
 	for i, r := range d.skew {
 		k := key{d.skewGroup[i], *r}
 		if seen[k] {
