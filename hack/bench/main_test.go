@@ -37,7 +37,7 @@ func TestParseAndReport(t *testing.T) {
 	report(&buf, results, machine{CPU: "AMD EPYC", Cores: 2, Go: "go1.26", LoadEnd: "1.00 1.00 1.00"}, "raw\n", "make bench")
 	out := buf.String()
 	for _, want := range []string{
-		"| 5000n_2000p | 3/2 | 50.00 s | 15.00 s | 0.30x | 7.45 GiB | 4.66 GiB | 0.62x | 90.00M | 30.00M | 0.33x | 40 / 2000 | 2000 / 2000 | 12 | 250 |",
+		"| 5000n_2000p | 3/2 | 50.00 s | 15.00 s | 0.30x | 7.45 GiB | 4.66 GiB | 0.62x | 90.00M | 30.00M | 0.33x | 40 / 2000 | 2000 / 2000 | 11–12 | 250 |",
 		"- CPU: AMD EPYC, 2 cores",
 		"```\nraw\n```",
 	} {
