@@ -29,6 +29,7 @@ bench:
 	$(GO) run ./hack/bench -in $(BENCH_OUT)/bench.txt -out BENCHMARKS.md \
 	  -benchstat '$(GO) run $(BENCHSTAT)' -load-before $(BENCH_OUT)/loadavg-before -start $$(cat $(BENCH_OUT)/start) \
 	  -command 'make bench BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) BENCH_CASES=$(BENCH_CASES)'
+	@rm -f $(BENCH_OUT)/start $(BENCH_OUT)/loadavg-before
 	@echo "wrote BENCHMARKS.md (raw results: $(BENCH_OUT)/bench.txt)"
 
 .DEFAULT_GOAL := $(_bench_mk_default_goal)
