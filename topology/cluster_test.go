@@ -8,8 +8,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -59,11 +57,6 @@ func schedulerFilterFeatures(tb testing.TB) feature.Features {
 func newFilterScheduler(tb testing.TB) *filterScheduler {
 	tb.Helper()
 	metrics.Register()
-	ctx, cancel := context.WithCancel(context.Background())
-	tb.Cleanup(cancel)
-	client := fake.NewClientset()
-	factory := informers.NewSharedInformerFactory(client, 0)
-	lister := &switchLister{snap: cache.NewEmptySnapshot()}
 	fts := schedulerFilterFeatures(tb)
 	registry := frameworkruntime.Registry{
 		queuesort.Name:         queuesort.New,
@@ -100,16 +93,7 @@ func newFilterScheduler(tb testing.TB) *filterScheduler {
 			{Name: podtopologyspread.Name, Args: &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}},
 		},
 	}
-	fwk, err := frameworkruntime.NewFramework(ctx, registry, profile,
-		frameworkruntime.WithSnapshotSharedLister(lister),
-		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithClientSet(client),
-		frameworkruntime.WithParallelism(1))
-	if err != nil {
-		tb.Fatalf("building scheduler framework: %v", err)
-	}
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
+	fwk, lister := newTestFramework(tb, registry, profile)
 	return &filterScheduler{fwk: fwk, lister: lister}
 }
 

@@ -85,11 +85,6 @@ func newRealScheduler(tb testing.TB, args *config.PodTopologySpreadArgs, objs ..
 	if args == nil {
 		args = &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	tb.Cleanup(cancel)
-	client := fake.NewClientset(objs...)
-	factory := informers.NewSharedInformerFactory(client, 0)
-	lister := &switchLister{snap: cache.NewEmptySnapshot()}
 	fts := schedulerFeatures(tb)
 	registry := frameworkruntime.Registry{
 		queuesort.Name:         queuesort.New,
@@ -106,6 +101,20 @@ func newRealScheduler(tb testing.TB, args *config.PodTopologySpreadArgs, objs ..
 		},
 		PluginConfig: []config.PluginConfig{{Name: podtopologyspread.Name, Args: args}},
 	}
+	fwk, lister := newTestFramework(tb, registry, profile, objs...)
+	return &realScheduler{fwk: fwk, lister: lister}
+}
+
+// newTestFramework builds the real scheduler framework for profile over an
+// empty switchable snapshot, with a fake clientset holding objs behind the
+// plugins' informers; it stops with the test.
+func newTestFramework(tb testing.TB, registry frameworkruntime.Registry, profile *config.KubeSchedulerProfile, objs ...runtime.Object) (framework.Framework, *switchLister) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	client := fake.NewClientset(objs...)
+	factory := informers.NewSharedInformerFactory(client, 0)
+	lister := &switchLister{snap: cache.NewEmptySnapshot()}
 	fwk, err := frameworkruntime.NewFramework(ctx, registry, profile,
 		frameworkruntime.WithSnapshotSharedLister(lister),
 		frameworkruntime.WithInformerFactory(factory),
@@ -116,7 +125,7 @@ func newRealScheduler(tb testing.TB, args *config.PodTopologySpreadArgs, objs ..
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	return &realScheduler{fwk: fwk, lister: lister}
+	return fwk, lister
 }
 
 // realRun is the outcome of one scheduling cycle of the real plugin.
