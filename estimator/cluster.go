@@ -4,9 +4,12 @@ import (
 	"fmt"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // plannedNodeName names the planner's nodes inside CA's snapshot.
@@ -121,4 +124,51 @@ func asError(err clustersnapshot.SchedulingError) error {
 		return nil
 	}
 	return err
+}
+
+// podsPerNode returns how many pods like pod one new node of g holds, at
+// most limit: pods are added to an empty template node of g while the
+// scheduler filters (all but the spread, as for every check) pass, then the
+// count is capped by the pod's DoNotSchedule hostname constraints that
+// count the pod itself (maxSkew each: a new node starts empty and the
+// global minimum over nodes is 0 while any eligible node has no matching
+// pod). It is the "node count and pods" of an option, not a placement: the
+// plan itself checks every pod.
+func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit int, defaults *topology.Defaults) int {
+	node := g.Template.DeepCopy()
+	node.Name = "topology-spread-probe-" + g.Name
+	node.UID = ""
+	if node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	node.Labels[apiv1.LabelHostname] = node.Name
+	ni, err := c.nodeInfo(g.Name, node)
+	if err != nil {
+		return 0
+	}
+	if s, err := topology.NewSpread(pod, defaults); err == nil {
+		for _, con := range s.Hard {
+			if con.TopologyKey == apiv1.LabelHostname && con.Selector.Matches(labels.Set(pod.Labels)) {
+				limit = min(limit, int(con.MaxSkew))
+			}
+		}
+	}
+	c.snap.Fork()
+	defer c.snap.Revert()
+	if err := c.snap.AddNodeInfo(ni); err != nil {
+		return 0
+	}
+	base := c.filtered(pod)
+	for n := 0; n < limit; n++ {
+		cp := *base
+		cp.Name = fmt.Sprintf("%s-probe-%d", pod.Name, n)
+		cp.UID = uuid.NewUUID()
+		if c.snap.CheckPredicates(&cp, node.Name) != nil {
+			return n
+		}
+		if err := c.snap.ForceAddPod(&cp, node.Name); err != nil {
+			return n
+		}
+	}
+	return limit
 }

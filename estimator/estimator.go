@@ -1,3 +1,13 @@
+// Package estimator is spreadscale's cluster-autoscaler estimator
+// (--estimator=topology-spread) and the per-loop scale-up plan it shares with
+// the expander filter and the balancing processor.
+//
+// Stock CA estimates one node group at a time with only that group's
+// template in its snapshot, so a zone held by a group at size zero is
+// invisible and a zonal spread workload is capped at about maxSkew pods per
+// group and loop. Here the plan is computed once per loop, by PlanLoop over
+// every scalable group's template, before CA evaluates any group; the
+// estimate of a group the plan scales is read from it.
 package estimator
 
 import (
@@ -6,55 +16,34 @@ import (
 	caestimator "k8s.io/autoscaler/cluster-autoscaler/estimator"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
-
-	"github.com/spreadscale/spreadscale/topology"
 )
 
+// Name is the estimator's --estimator name.
+const Name = "topology-spread"
+
+var _ caestimator.Estimator = &spreadEstimator{}
+
 // NewBuilder returns the topology-spread EstimatorBuilder. For a group the
-// loop's spread plan scales, the estimate is the plan: all its new nodes
-// (the balancing processor splits them between the plan's groups) and all
-// the pods it places. Pods without DoNotSchedule constraints, and every
-// group the plan does not scale, are estimated by fallback (CA's binpacking
-// estimator) unchanged.
-func NewBuilder(p *Planner, defaults *topology.Defaults, fallback caestimator.EstimatorBuilder) caestimator.EstimatorBuilder {
+// loop's plan scales, the estimate is the whole plan: all its new nodes (the
+// balancing processor splits them between the plan's groups) and all the
+// pods it places. Without a plan (no pending DoNotSchedule pod), and for
+// every group the plan does not scale, fallback (CA's binpacking estimator)
+// estimates unchanged.
+func NewBuilder(current *Current, fallback caestimator.EstimatorBuilder) caestimator.EstimatorBuilder {
 	return func(snap clustersnapshot.ClusterSnapshot, ctx caestimator.EstimationContext) caestimator.Estimator {
-		return &spreadEstimator{planner: p, defaults: defaults, fallback: fallback(snap, ctx)}
+		return &spreadEstimator{current: current, fallback: fallback(snap, ctx)}
 	}
 }
 
 type spreadEstimator struct {
-	planner  *Planner
-	defaults *topology.Defaults
+	current  *Current
 	fallback caestimator.Estimator
 }
 
 // Estimate implements estimator.Estimator.
 func (e *spreadEstimator) Estimate(groups []caestimator.PodEquivalenceGroup, template *framework.NodeInfo, ng cloudprovider.NodeGroup) (int, []*apiv1.Pod) {
-	var plain []caestimator.PodEquivalenceGroup
-	spread := false
-	for _, g := range groups {
-		if hasHard(g.Exemplar(), e.defaults) {
-			spread = true
-		} else {
-			plain = append(plain, g)
-		}
+	if plan := e.current.Get(); plan.Includes(ng.Id()) {
+		return plan.TotalNewNodes(), plan.Placed()
 	}
-	if !spread {
-		return e.fallback.Estimate(groups, template, ng)
-	}
-	if plan := e.planner.Plan(); plan.Includes(ng.Id()) {
-		return plan.TotalNewNodes(), plan.Placed
-	}
-	if len(plain) == 0 {
-		return 0, nil
-	}
-	return e.fallback.Estimate(plain, template, ng)
-}
-
-func hasHard(pod *apiv1.Pod, defaults *topology.Defaults) bool {
-	if pod == nil {
-		return false
-	}
-	s, err := topology.NewSpread(pod, defaults)
-	return err == nil && s.HasHard()
+	return e.fallback.Estimate(groups, template, ng)
 }

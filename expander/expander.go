@@ -1,6 +1,7 @@
 // Package expander is spreadscale's cluster-autoscaler expander filter,
-// registered as "topology-spread" and chainable with every stock expander
-// (--expander=topology-spread,least-waste).
+// registered as "topology-spread" first in an --expander chain
+// (--expander=topology-spread,least-waste), and the default that decides
+// inside a topology domain when no expander follows it.
 package expander
 
 import (
@@ -11,43 +12,44 @@ import (
 	"github.com/spreadscale/spreadscale/estimator"
 )
 
-// Name is the filter's --expander name.
-const Name = "topology-spread"
+// Name is the filter's --expander name (and the estimator's).
+const Name = estimator.Name
 
-// filter keeps the options that carry the loop's spread plan.
+var _ caexpander.Filter = &filter{}
+
+// filter keeps the option that executes the loop's plan.
 type filter struct {
-	planner *estimator.Planner
+	current *estimator.Current
 }
 
-// NewFilter returns the topology-spread filter over the loop's planner.
-func NewFilter(p *estimator.Planner) caexpander.Filter { return &filter{planner: p} }
+// NewFilter returns the topology-spread filter over the loop's plan.
+func NewFilter(current *estimator.Current) caexpander.Filter { return &filter{current: current} }
 
 // Register registers the filter under Name in f.
-func Register(f *factory.Factory, p *estimator.Planner) {
-	f.RegisterFilter(Name, func() caexpander.Filter { return NewFilter(p) })
+func Register(f *factory.Factory, current *estimator.Current) {
+	f.RegisterFilter(Name, func() caexpander.Filter { return NewFilter(current) })
 }
 
-// BestOptions implements expander.Filter. When no pending pod has a
-// DoNotSchedule spread constraint it passes every option through untouched.
-// Otherwise it keeps the options whose group the loop's spread plan scales:
-// each makes every pod the plan places schedulable and, with the balancing
-// processor, opens exactly the domains the spread needs. Options outside the
-// plan make no spread pod schedulable in one loop, so they are dropped —
-// unless no option is in the plan, when all pass through to the next
-// expander.
+// BestOptions implements expander.Filter. Without a plan (no pending pod has
+// a DoNotSchedule spread constraint) it passes every option through
+// untouched, and the rest of the chain decides exactly as in stock CA.
+// With a plan, every option of a plan group carries the whole plan (see
+// estimator.NewBuilder); the filter keeps the one CA should execute it
+// through — the first of LoopPlan.GroupIDs present — so the rest of the
+// chain has nothing left to decide: it already decided inside every domain
+// while the plan was made. When no plan group is among the options (CA's
+// own per-group check rejected all of them) every option passes through.
 func (f *filter) BestOptions(options []caexpander.Option, _ map[string]*framework.NodeInfo) []caexpander.Option {
-	plan := f.planner.Plan()
+	plan := f.current.Get()
 	if plan == nil {
 		return options
 	}
-	var kept []caexpander.Option
-	for _, o := range options {
-		if o.NodeGroup != nil && plan.Includes(o.NodeGroup.Id()) {
-			kept = append(kept, o)
+	for _, id := range plan.GroupIDs() {
+		for _, o := range options {
+			if o.NodeGroup != nil && o.NodeGroup.Id() == id {
+				return []caexpander.Option{o}
+			}
 		}
 	}
-	if len(kept) == 0 {
-		return options
-	}
-	return kept
+	return options
 }

@@ -1,9 +1,10 @@
-// Package plugin wires spreadscale into cluster-autoscaler's extension points:
-// the topology-spread estimator, the topology-spread expander filter, the
-// NodeGroupListProcessor and BinpackingLimiter wrappers that feed the loop's
-// planner, and the plan-following NodeGroupSetProcessor. The custom CA main
-// (cmd/cluster-autoscaler) and the simulation harness (test/sim) both use it,
-// so they run the same wiring.
+// Package plugin wires spreadscale into cluster-autoscaler: Build is the one
+// function that assembles the scale-up parts of CA — the binpacking
+// estimator, the --expander chain, the scale-up orchestrator — with
+// spreadscale's orchestrator wrapper, estimator, expander filter and
+// processors when the flags ask for it. The custom CA main
+// (cmd/cluster-autoscaler) and the simulation harness (test/sim) both call
+// it, so the simulator runs exactly what users deploy.
 package plugin
 
 import (
@@ -12,11 +13,15 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/autoscaler/cluster-autoscaler/core"
+	"k8s.io/autoscaler/cluster-autoscaler/config"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/orchestrator"
 	caestimator "k8s.io/autoscaler/cluster-autoscaler/estimator"
+	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
+	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spreadscale/spreadscale/estimator"
@@ -27,7 +32,12 @@ import (
 
 // Name is the name spreadscale registers as an expander (--expander) and as
 // an estimator (--estimator).
-const Name = "topology-spread"
+const Name = estimator.Name
+
+// DefaultExpanders is the --expander chain of spreadscale's binary:
+// topology-spread decides the spread, least-waste the node group inside
+// each domain.
+const DefaultExpanders = Name + ",least-waste"
 
 // Options configure spreadscale inside CA.
 type Options struct {
@@ -37,81 +47,170 @@ type Options struct {
 	// keys or carry CA's "k8s.io/cluster-autoscaler/node-template/label/"
 	// prefix.
 	DeclaredDomains map[string]map[string]string
-	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
-	// Install forces CA's flag on (CA only asks the NodeGroupSetProcessor for
-	// similar groups when it is set); this value decides whether spreadscale
-	// passes stock balancing through when no spread plan applies.
-	BalanceSimilarNodeGroups bool
 	// Defaults are the cluster's default spread constraints
 	// (PodTopologySpreadArgs.defaultConstraints with a DoNotSchedule entry);
 	// nil for the scheduler's system defaults, which never filter.
 	Defaults *topology.Defaults
 }
 
-// Plugin holds the per-loop planner shared by the estimator, the expander
-// filter and the balancing processor.
-type Plugin struct {
-	opts    Options
-	planner *estimator.Planner
+// Setup is what Build needs from its caller.
+type Setup struct {
+	// Options are CA's flags (--expander, --estimator, limits, thresholds).
+	Options config.AutoscalingOptions
+	// Processors are CA's processors, with the caller's
+	// TemplateNodeInfoProvider and NodeGroupSetProcessor; Build wraps them
+	// in place when spreadscale is used.
+	Processors *caprocessors.AutoscalingProcessors
+	// Expanders holds the caller's expanders (RegisterDefaultExpanders, or
+	// the simulator's); Build registers topology-spread in it.
+	Expanders *factory.Factory
+	// BuildChain builds an expander chain from Expanders; nil is
+	// Expanders.Build.
+	BuildChain func(names []string) (caexpander.Strategy, caerrors.AutoscalerError)
+	// Spreadscale are spreadscale's own options.
+	Spreadscale Options
 }
 
-// New returns a Plugin.
-func New(o Options) *Plugin {
-	declared := make(map[string]map[string]string, len(o.DeclaredDomains))
-	for g, labels := range o.DeclaredDomains {
-		declared[g] = processors.NormalizeDomainLabels(labels)
+// Components are the CA parts Build assembles, for core.AutoscalerOptions
+// (or to drive CA's orchestrator directly, as the simulator does).
+type Components struct {
+	ExpanderStrategy    caexpander.Strategy
+	EstimatorBuilder    caestimator.EstimatorBuilder
+	ScaleUpOrchestrator scaleup.Orchestrator
+	// Enabled reports whether the flags wire spreadscale in; without it
+	// every part is stock CA's.
+	Enabled bool
+}
+
+// Uses reports whether the flags name spreadscale as expander or estimator.
+func Uses(o config.AutoscalingOptions) bool {
+	return o.EstimatorName == Name || containsName(o.ExpanderNames)
+}
+
+func containsName(expanders string) bool {
+	for _, n := range strings.Split(expanders, ",") {
+		if strings.TrimSpace(n) == Name {
+			return true
+		}
 	}
-	o.DeclaredDomains = declared
-	return &Plugin{opts: o, planner: estimator.NewPlanner(o.Defaults)}
+	return false
 }
 
-// Planner returns the plugin's per-loop planner (to inspect the last plan).
-func (p *Plugin) Planner() *estimator.Planner { return p.planner }
+// Validate checks that the flags wire spreadscale in whole or not at all:
+// the estimator executes the plan that the expander filter selects, so
+// --estimator=topology-spread and an --expander chain starting with
+// topology-spread go together; the rest of the chain chooses the node group
+// inside each topology domain.
+func Validate(o config.AutoscalingOptions) error {
+	if !Uses(o) {
+		return nil
+	}
+	names := splitNames(o.ExpanderNames)
+	switch {
+	case o.EstimatorName != Name:
+		return fmt.Errorf("--expander=%s names %s but --estimator=%s: the %s expander needs --estimator=%s", o.ExpanderNames, Name, o.EstimatorName, Name, Name)
+	case !containsName(o.ExpanderNames):
+		return fmt.Errorf("--estimator=%s needs %s first in --expander (got --expander=%s; e.g. --expander=%s)", Name, Name, o.ExpanderNames, DefaultExpanders)
+	case names[0] != Name:
+		return fmt.Errorf("--expander=%s: %s must come first in the chain (it decides the spread; the expanders after it choose the node group inside each domain)", o.ExpanderNames, Name)
+	}
+	return nil
+}
 
-// RegisterExpander registers the topology-spread filter in f, so that
-// --expander=topology-spread[,next...] builds.
-func (p *Plugin) RegisterExpander(f *factory.Factory) { expander.Register(f, p.planner) }
+func splitNames(s string) []string {
+	names := strings.Split(s, ",")
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	return names
+}
 
-// WrapProcessors installs spreadscale's NodeGroupListProcessor (captures every
-// group's template, the pending pods and the limits each loop, and applies
-// declared domains), BinpackingLimiter wrapper (learns the groups CA skips)
-// and NodeGroupSetProcessor (splits a scale-up exactly as the plan says)
-// around the ones already in procs.
-func (p *Plugin) WrapProcessors(procs *caprocessors.AutoscalingProcessors) {
-	procs.NodeGroupListProcessor = &processors.Capture{Inner: procs.NodeGroupListProcessor, Planner: p.planner, Declared: p.opts.DeclaredDomains}
-	procs.BinpackingLimiter = &processors.Limiter{Inner: procs.BinpackingLimiter, Planner: p.planner}
+// Build assembles CA's estimator builder (binpacking with CA's default
+// thresholds), expander strategy and scale-up orchestrator. When the flags
+// use spreadscale (see Validate), it also registers the topology-spread
+// expander filter, wraps the processors (declared domains on the templates,
+// the plan-following balancer), puts the topology-spread estimator in front
+// of binpacking and wraps CA's orchestrator in Orchestrator, whose plan
+// chooses groups inside a domain with the chain after topology-spread (or
+// expander.InDomainDefault when topology-spread is the whole chain).
+func Build(s Setup) (Components, error) {
+	o := s.Options
+	buildChain := s.BuildChain
+	if buildChain == nil {
+		buildChain = s.Expanders.Build
+	}
+	binpacking, err := binpackingBuilder(o)
+	if err != nil {
+		return Components{}, err
+	}
+	c := Components{EstimatorBuilder: binpacking, ScaleUpOrchestrator: orchestrator.New()}
+	if !Uses(o) {
+		strategy, aerr := buildChain(splitNames(o.ExpanderNames))
+		if aerr != nil {
+			return Components{}, fmt.Errorf("--expander=%s: %v", o.ExpanderNames, aerr)
+		}
+		c.ExpanderStrategy = strategy
+		return c, nil
+	}
+	if err := Validate(o); err != nil {
+		return Components{}, err
+	}
+	if s.Processors == nil {
+		return Components{}, fmt.Errorf("spreadscale: Setup.Processors must be set")
+	}
+	current := &estimator.Current{}
+	expander.Register(s.Expanders, current)
+	names := splitNames(o.ExpanderNames)
+	strategy, aerr := buildChain(names)
+	if aerr != nil {
+		return Components{}, fmt.Errorf("--expander=%s: %v", o.ExpanderNames, aerr)
+	}
+	var chooser caexpander.Strategy = expander.InDomainDefault{}
+	if len(names) > 1 {
+		if chooser, aerr = buildChain(names[1:]); aerr != nil {
+			return Components{}, fmt.Errorf("--expander=%s: %v", o.ExpanderNames, aerr)
+		}
+	}
+	wrapProcessors(s.Processors, current, s.Spreadscale.DeclaredDomains)
+	c.Enabled = true
+	c.ExpanderStrategy = strategy
+	c.EstimatorBuilder = estimator.NewBuilder(current, binpacking)
+	c.ScaleUpOrchestrator = NewOrchestrator(orchestrator.New(), current, s.Spreadscale.Defaults, chooser)
+	return c, nil
+}
+
+// binpackingBuilder is CA's binpacking estimator with the thresholds CA's
+// main uses: --max-nodes-per-scaleup and --max-node-group-binpacking-duration,
+// the node group's capacity and the cluster's.
+func binpackingBuilder(o config.AutoscalingOptions) (caestimator.EstimatorBuilder, error) {
+	thresholds := []caestimator.Threshold{
+		caestimator.NewStaticThreshold(o.MaxNodesPerScaleUp, o.MaxNodeGroupBinpackingDuration),
+		caestimator.NewSngCapacityThreshold(),
+		caestimator.NewClusterCapacityThreshold(),
+	}
+	b, err := caestimator.NewEstimatorBuilder(caestimator.BinpackingEstimatorName,
+		caestimator.NewThresholdBasedEstimationLimiter(thresholds), caestimator.NewDecreasingPodOrderer(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("building the binpacking estimator: %v", err)
+	}
+	return b, nil
+}
+
+// wrapProcessors installs the declared-domains template provider and the
+// plan-following balancer around the processors already in procs.
+func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimator.Current, declared map[string]map[string]string) {
+	if len(declared) > 0 && procs.TemplateNodeInfoProvider != nil {
+		labels := make(map[string]map[string]string, len(declared))
+		for g, l := range declared {
+			labels[g] = processors.NormalizeDomainLabels(l)
+		}
+		procs.TemplateNodeInfoProvider = &processors.DeclaredDomains{Inner: procs.TemplateNodeInfoProvider, Labels: labels}
+	}
 	inner := procs.NodeGroupSetProcessor
 	if inner == nil {
 		inner = &nodegroupset.NoOpNodeGroupSetProcessor{}
 	}
-	procs.NodeGroupSetProcessor = &processors.Balancer{Inner: inner, Planner: p.planner, BalanceSimilar: p.opts.BalanceSimilarNodeGroups}
-}
-
-// EstimatorBuilder returns the topology-spread estimator builder: pods with
-// DoNotSchedule constraints are estimated with the planner over every group's
-// template; everything else goes to fallback (CA's binpacking builder).
-func (p *Plugin) EstimatorBuilder(fallback caestimator.EstimatorBuilder) caestimator.EstimatorBuilder {
-	return estimator.NewBuilder(p.planner, p.opts.Defaults, fallback)
-}
-
-// Install wires spreadscale into opts before core.NewAutoscaler: it wraps
-// opts.Processors (which must be set), forces BalanceSimilarNodeGroups on
-// (see Options.BalanceSimilarNodeGroups) and, when opts.EstimatorName is
-// Name, replaces opts.EstimatorBuilder (which must then hold CA's binpacking
-// builder) with the topology-spread one.
-func (p *Plugin) Install(opts *core.AutoscalerOptions) error {
-	if opts.Processors == nil {
-		return fmt.Errorf("spreadscale: AutoscalerOptions.Processors must be set before Install")
-	}
-	p.WrapProcessors(opts.Processors)
-	opts.BalanceSimilarNodeGroups = true
-	if opts.EstimatorName == Name {
-		if opts.EstimatorBuilder == nil {
-			return fmt.Errorf("spreadscale: --estimator=%s needs CA's binpacking EstimatorBuilder in AutoscalerOptions.EstimatorBuilder", Name)
-		}
-		opts.EstimatorBuilder = p.EstimatorBuilder(opts.EstimatorBuilder)
-	}
-	return nil
+	procs.NodeGroupSetProcessor = &processors.Balancer{Inner: inner, Current: current}
 }
 
 // ParseDeclaredDomains parses a declared-domains file: YAML or JSON mapping a

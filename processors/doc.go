@@ -1,5 +1,5 @@
 // Package processors holds spreadscale's cluster-autoscaler processors: the
-// NodeGroupListProcessor and BinpackingLimiter wrappers that feed the loop's
-// spread planner, and the NodeGroupSetProcessor that executes a multi-group
-// spread plan in a single scale-up.
+// TemplateNodeInfoProvider wrapper that applies declared topology domains to
+// node group templates, and the NodeGroupSetProcessor that executes a
+// multi-group scale-up plan in CA's single-option scale-up.
 package processors

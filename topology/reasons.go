@@ -33,6 +33,10 @@ const (
 	// ReasonDoesNotFit: the spread allows a domain but the pod fails another
 	// scheduler filter on its template (resources, node affinity, ...).
 	ReasonDoesNotFit ReasonKind = "TemplateDoesNotFit"
+	// ReasonResourceLimit: the cluster's cores, memory or GPU limit
+	// (--cores-total, --memory-total, --gpu-total) leaves no room for a
+	// node of the group the pod needs.
+	ReasonResourceLimit ReasonKind = "ResourceLimitReached"
 	// ReasonNoGroup: there are no node groups.
 	ReasonNoGroup ReasonKind = "NoNodeGroup"
 )

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,10 +17,7 @@ import (
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/core"
 	"k8s.io/autoscaler/cluster-autoscaler/core/podlistprocessor"
-	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/orchestrator"
 	"k8s.io/autoscaler/cluster-autoscaler/debuggingsnapshot"
-	"k8s.io/autoscaler/cluster-autoscaler/estimator"
-	"k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	"k8s.io/autoscaler/cluster-autoscaler/loop"
 	"k8s.io/autoscaler/cluster-autoscaler/metrics"
@@ -45,7 +40,6 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -74,13 +68,6 @@ func serveHTTP(opts config.AutoscalingOptions, hc *metrics.HealthCheck, snapshot
 	}
 	err := http.ListenAndServe(opts.Address, m)
 	klog.Fatalf("Failed to serve metrics and health checks on %q: %v", opts.Address, err)
-}
-
-// usesSpreadscale tells whether the configuration asks for spreadscale's
-// estimator or expander. Without either, the plugin is not installed and
-// the binary behaves exactly like upstream CA.
-func usesSpreadscale(opts config.AutoscalingOptions) bool {
-	return opts.EstimatorName == plugin.Name || slices.Contains(strings.Split(opts.ExpanderNames, ","), plugin.Name)
 }
 
 // hardDefaultConstraints returns the scheduler profiles whose
@@ -140,7 +127,6 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 		DebuggingSnapshotter: cfg.snapshotter,
 		DeleteOptions:        deleteOptions,
 		DrainabilityRules:    drainabilityRules,
-		ScaleUpOrchestrator:  orchestrator.New(),
 	}
 	opts.AutoscalingKubeClients = ca_context.NewAutoscalingKubeClients(autoscalingOptions, kubeClient, informerFactory)
 	opts.CloudProvider = cloudbuilder.NewCloudProvider(autoscalingOptions, informerFactory)
@@ -156,40 +142,31 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 		Comparator: buildNodeInfoComparator(autoscalingOptions, opts.Processors),
 	}
 
-	// Expanders: every stock one plus spreadscale's filter.
-	p := plugin.New(plugin.Options{
-		DeclaredDomains:          cfg.declaredDomains,
-		BalanceSimilarNodeGroups: autoscalingOptions.BalanceSimilarNodeGroups,
+	// The scale-up parts — estimator, expander chain, orchestrator, and
+	// spreadscale when the flags name it — come from plugin.Build, the same
+	// function the simulator uses.
+	expanders := factory.NewFactory()
+	expanders.RegisterDefaultExpanders(opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient,
+		autoscalingOptions.ConfigNamespace, autoscalingOptions.GRPCExpanderCert, autoscalingOptions.GRPCExpanderURL)
+	parts, err := plugin.Build(plugin.Setup{
+		Options:     autoscalingOptions,
+		Processors:  opts.Processors,
+		Expanders:   expanders,
+		Spreadscale: plugin.Options{DeclaredDomains: cfg.declaredDomains},
 	})
-	opts.ExpanderStrategy, err = buildExpander(p, autoscalingOptions, opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient)
 	if err != nil {
 		return nil, nil, err
 	}
-
-	// Estimator: CA's binpacking builder, which spreadscale replaces (and
-	// falls back to) when --estimator=topology-spread.
-	thresholds := []estimator.Threshold{
-		estimator.NewStaticThreshold(autoscalingOptions.MaxNodesPerScaleUp, autoscalingOptions.MaxNodeGroupBinpackingDuration),
-		estimator.NewSngCapacityThreshold(),
-		estimator.NewClusterCapacityThreshold(),
-	}
-	opts.EstimatorBuilder, err = estimator.NewEstimatorBuilder(estimator.BinpackingEstimatorName,
-		estimator.NewThresholdBasedEstimationLimiter(thresholds), estimator.NewDecreasingPodOrderer(), nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("building the binpacking estimator: %v", err)
-	}
-
-	if usesSpreadscale(autoscalingOptions) {
+	opts.ExpanderStrategy = parts.ExpanderStrategy
+	opts.EstimatorBuilder = parts.EstimatorBuilder
+	opts.ScaleUpOrchestrator = parts.ScaleUpOrchestrator
+	if parts.Enabled {
 		if names := hardDefaultConstraints(autoscalingOptions.SchedulerConfig); len(names) > 0 {
 			klog.Warningf("--%s sets DoNotSchedule default topology spread constraints (profiles %v): "+
 				"CA's scheduling simulation applies them, spreadscale's planner does not (pods without constraints of their own "+
 				"are planned as if unconstrained)", config.SchedulerConfigFileFlag, names)
 		}
-		if err := p.Install(&opts); err != nil {
-			return nil, nil, fmt.Errorf("installing spreadscale: %v", err)
-		}
-		klog.Infof("spreadscale installed: --expander=%s --estimator=%s, CA balancing of similar node groups: %v (requested: %v)",
-			opts.ExpanderNames, opts.EstimatorName, opts.BalanceSimilarNodeGroups, autoscalingOptions.BalanceSimilarNodeGroups)
+		klog.Infof("spreadscale installed: --expander=%s --estimator=%s", opts.ExpanderNames, opts.EstimatorName)
 	} else {
 		klog.Infof("spreadscale not used by --expander=%s --estimator=%s: running stock cluster-autoscaler behaviour",
 			opts.ExpanderNames, opts.EstimatorName)
@@ -277,20 +254,6 @@ func buildNodeInfoComparator(o config.AutoscalingOptions, procs *ca_processors.A
 		procs.TemplateNodeInfoProvider = nodeinfosprovider.NewAnnotationNodeInfoProvider(&o.NodeInfoCacheExpireTime, o.ForceDaemonSets)
 	}
 	return build(o.BalancingExtraIgnoredLabels, o.NodeGroupSetRatios)
-}
-
-// buildExpander builds the --expander chain from CA's stock expanders and
-// spreadscale's topology-spread filter.
-func buildExpander(p *plugin.Plugin, o config.AutoscalingOptions, cp cloudprovider.CloudProvider,
-	kubeClients *ca_context.AutoscalingKubeClients, kubeClient kubernetes.Interface) (expander.Strategy, error) {
-	f := factory.NewFactory()
-	f.RegisterDefaultExpanders(cp, kubeClients, kubeClient, o.ConfigNamespace, o.GRPCExpanderCert, o.GRPCExpanderURL)
-	p.RegisterExpander(f)
-	strategy, err := f.Build(strings.Split(o.ExpanderNames, ","))
-	if err != nil {
-		return nil, fmt.Errorf("--expander=%s: %v", o.ExpanderNames, err)
-	}
-	return strategy, nil
 }
 
 // run builds the autoscaler and runs its loop until ctx is cancelled, then

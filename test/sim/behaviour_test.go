@@ -1,9 +1,10 @@
 package sim_test
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
@@ -18,13 +19,14 @@ func TestSchedulerRunsScorePlugins(t *testing.T) {
 	w := workload{app: "web", milliCPU: 500, pending: 1, spread: 1, action: apiv1.ScheduleAnyway}
 	s := buildScenario(zones, w)
 	plain := buildScenario(zones, workload{app: "web", milliCPU: 500, pending: 1})
-	if res := run(t, plain, sim.Config{Seed: 1}); len(res.Pods) != 1 || res.Pods[0].Node != "ng-a-0" {
-		t.Fatalf("control without the constraint: placements = %+v, want ng-a-0", res.Pods)
-	}
+	control := run(t, plain, sim.Config{Seed: 1})
+	require.Len(t, control.Pods, 1, "control without the constraint")
+	require.Equal(t, "ng-a-0", control.Pods[0].Node, "control without the constraint")
+
 	res := run(t, s, sim.Config{Seed: 1})
-	if len(res.Pods) != 1 || res.Pods[0].Node != "ng-b-0" || res.Pods[0].Loop != 0 {
-		t.Fatalf("placements = %+v, want the pod on ng-b-0 before the first loop", res.Pods)
-	}
+	require.Len(t, res.Pods, 1)
+	assert.Equal(t, "ng-b-0", res.Pods[0].Node)
+	assert.Zero(t, res.Pods[0].Loop, "the pod binds before the first loop")
 }
 
 // New nodes carry the template's taints: CA does not scale a group whose
@@ -33,22 +35,18 @@ func TestTemplateTaintsAreRespected(t *testing.T) {
 	s := buildScenario([]zone{{name: "a", max: 10, milliCPU: 2000}}, workload{app: "web", milliCPU: 500, pending: 1})
 	s.NodeGroups[0].Template.Spec.Taints = []apiv1.Taint{{Key: "dedicated", Value: "gpu", Effect: apiv1.TaintEffectNoSchedule}}
 	res := run(t, s, sim.Config{Seed: 1})
-	if res.ScaleUpLoops() != 0 || len(res.Unschedulable) != 1 {
-		t.Fatalf("%s: want no scale-up, 1 pending", summary(res))
-	}
-	if r := res.Unschedulable[0].Reason; !strings.Contains(r, "untolerated taint") {
-		t.Errorf("reason %q lacks the taint", r)
-	}
+	require.Zero(t, res.ScaleUpLoops(), summary(res))
+	require.Len(t, res.Unschedulable, 1, summary(res))
+	assert.Contains(t, res.Unschedulable[0].Reason, "untolerated taint")
 
 	tolerating := s.Pods[0].DeepCopy()
 	tolerating.Spec.Tolerations = []apiv1.Toleration{{Key: "dedicated", Operator: apiv1.TolerationOpEqual, Value: "gpu", Effect: apiv1.TaintEffectNoSchedule}}
 	s.Pods[0] = tolerating
 	res = run(t, s, sim.Config{Seed: 1})
-	if res.ScaleUpLoops() != 1 || len(res.Unschedulable) != 0 {
-		t.Fatalf("%s: want one scale-up, nothing pending", summary(res))
-	}
-	if taints := res.Nodes[0].Spec.Taints; len(taints) != 1 || taints[0].Key != "dedicated" {
-		t.Errorf("new node taints = %v, want the template's", taints)
+	require.Equal(t, 1, res.ScaleUpLoops(), summary(res))
+	require.Empty(t, res.Unschedulable, summary(res))
+	if taints := res.Nodes[0].Spec.Taints; assert.Len(t, taints, 1, "new node taints") {
+		assert.Equal(t, "dedicated", taints[0].Key, "new node taints = %v, want the template's", taints)
 	}
 }
 
@@ -63,9 +61,8 @@ func TestNewNodeNamesContinueAfterExisting(t *testing.T) {
 	blocker.Spec.NodeName = existing.Name
 	s.Pods = append(s.Pods, blocker)
 	res := run(t, s, sim.Config{Seed: 1})
-	if len(res.Pods) != 1 || res.Pods[0].Node != "ng-a-new-4" {
-		t.Fatalf("placements = %+v, want the pod on ng-a-new-4", res.Pods)
-	}
+	require.Len(t, res.Pods, 1)
+	assert.Equal(t, "ng-a-new-4", res.Pods[0].Node)
 }
 
 // Pods left pending name both the scheduler's and CA's reasons.
@@ -73,7 +70,6 @@ func TestPendingReasonNamesSchedulerAndAutoscaler(t *testing.T) {
 	s := buildScenario([]zone{{name: "a", nodes: 1, max: 1, milliCPU: 2000, podsAlready: 1}}, workload{app: "web", milliCPU: 1500, pending: 1})
 	res := run(t, s, sim.Config{Seed: 1})
 	want := "scheduler: 0/1 nodes are available: 1 Insufficient cpu.; cluster-autoscaler: pod didn't trigger scale-up: 1 max node group size reached"
-	if len(res.Unschedulable) != 1 || res.Unschedulable[0].Reason != want {
-		t.Fatalf("unschedulable = %+v, want reason %q", res.Unschedulable, want)
-	}
+	require.Len(t, res.Unschedulable, 1)
+	assert.Equal(t, want, res.Unschedulable[0].Reason)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -122,9 +124,7 @@ func (w workload) pod(name string) *apiv1.Pod {
 func run(t *testing.T, s sim.Scenario, cfg sim.Config) *sim.Result {
 	t.Helper()
 	res, err := sim.Run(context.Background(), s, cfg)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	require.NoError(t, err, "Run")
 	return res
 }
 
@@ -193,17 +193,16 @@ func scaleUpsPerLoop(res *sim.Result) []string {
 // assertMap fails when got differs from want (missing keys count as 0).
 func assertMap(t *testing.T, what string, got, want map[string]int) {
 	t.Helper()
-	keys := map[string]bool{}
-	for k := range got {
-		keys[k] = true
-	}
-	for k := range want {
-		keys[k] = true
-	}
-	for k := range keys {
-		if got[k] != want[k] {
-			t.Errorf("%s: got %v, want %v", what, got, want)
-			return
+	assert.Equal(t, withoutZeros(want), withoutZeros(got), what)
+}
+
+// withoutZeros copies m without its 0 values.
+func withoutZeros(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
 		}
 	}
+	return out
 }

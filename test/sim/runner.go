@@ -22,7 +22,7 @@ import (
 	cacontext "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/core/podlistprocessor"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/pdb"
-	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/orchestrator"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
 	"k8s.io/autoscaler/cluster-autoscaler/debuggingsnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/estimator"
 	"k8s.io/autoscaler/cluster-autoscaler/expander"
@@ -35,6 +35,7 @@ import (
 	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/backoff"
+	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/units"
@@ -65,16 +66,23 @@ type runner struct {
 	actx        *cacontext.AutoscalingContext
 	procs       *processors.AutoscalingProcessors
 	csr         *clusterstate.ClusterStateRegistry
-	orch        *orchestrator.ScaleUpOrchestrator
+	orch        scaleup.Orchestrator
 	taintConfig taints.TaintConfig
 	cancel      context.CancelFunc // stops CA's scheduler framework
 }
 
+// estimatorName is --estimator: topology-spread in spreadscale mode,
+// binpacking in stock mode.
+func estimatorName(cfg Config) string {
+	if cfg.Spreadscale {
+		return plugin.Name
+	}
+	return estimator.BinpackingEstimatorName
+}
+
 // autoscalingOptions are CA 1.33.0's flag defaults for everything the
 // scale-up path reads, with the scenario's --max-nodes-total, the expander
-// chain and --balance-similar-node-groups (forced on in spreadscale mode:
-// CA asks the NodeGroupSetProcessor for similar groups only when it is set,
-// and the plugin honours the user's choice itself).
+// chain, the estimator and --balance-similar-node-groups.
 func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 	return config.AutoscalingOptions{
 		NodeGroupDefaults: config.NodeGroupAutoscalingOptions{
@@ -88,12 +96,12 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 		MaxTotalUnreadyPercentage:       45,
 		OkTotalUnreadyCount:             3,
 		ScaleUpFromZero:                 true,
-		EstimatorName:                   estimator.BinpackingEstimatorName,
+		EstimatorName:                   estimatorName(cfg),
 		ExpanderNames:                   cfg.Expander,
 		MaxNodesTotal:                   s.MaxNodesTotal,
 		MaxCoresTotal:                   config.DefaultMaxClusterCores,
 		MaxMemoryTotal:                  config.DefaultMaxClusterMemory * units.GiB,
-		BalanceSimilarNodeGroups:        cfg.BalanceSimilarNodeGroups || cfg.Spreadscale,
+		BalanceSimilarNodeGroups:        cfg.BalanceSimilarNodeGroups,
 		ConfigNamespace:                 "kube-system",
 		StatusConfigMapName:             "cluster-autoscaler-status",
 		ExpendablePodsPriorityCutoff:    -10,
@@ -255,38 +263,28 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 		podlistprocessor.NewFilterOutDaemonSetPodListProcessor(),
 	})
 
-	estimatorBuilder, err := estimator.NewEstimatorBuilder(
-		opts.EstimatorName,
-		estimator.NewThresholdBasedEstimationLimiter([]estimator.Threshold{
-			estimator.NewStaticThreshold(opts.MaxNodesPerScaleUp, opts.MaxNodeGroupBinpackingDuration),
-			estimator.NewSngCapacityThreshold(),
-			estimator.NewClusterCapacityThreshold(),
-		}),
-		estimator.NewDecreasingPodOrderer(),
-		nil,
-	)
-	if err != nil {
-		return fmt.Errorf("sim: build CA estimator: %w", err)
-	}
-
 	expanders := factory.NewFactory()
 	expanders.RegisterDefaultExpanders(cloudProvider, kubeClients, client, opts.ConfigNamespace, opts.GRPCExpanderCert, opts.GRPCExpanderURL)
+	if err := registerScenarioExpanders(expanders, s, r.provider, recorder); err != nil {
+		return err
+	}
 	random := &seededRandom{rng: expanderRng}
 	expanders.RegisterFilter(expander.RandomExpanderName, func() expander.Filter { return random })
 
-	if cfg.Spreadscale {
-		p := plugin.New(plugin.Options{
-			DeclaredDomains:          declaredDomains(s.NodeGroups),
-			BalanceSimilarNodeGroups: cfg.BalanceSimilarNodeGroups,
-		})
-		p.WrapProcessors(procs)
-		estimatorBuilder = p.EstimatorBuilder(estimatorBuilder)
-		p.RegisterExpander(expanders)
+	// The same assembly as the binary's (plugin.Build).
+	parts, err := plugin.Build(plugin.Setup{
+		Options:    opts,
+		Processors: procs,
+		Expanders:  expanders,
+		BuildChain: func(names []string) (expander.Strategy, caerrors.AutoscalerError) {
+			return buildExpanderChain(expanders, strings.Join(names, ","))
+		},
+		Spreadscale: plugin.Options{DeclaredDomains: declaredDomains(s.NodeGroups)},
+	})
+	if err != nil {
+		return fmt.Errorf("sim: Config.Expander %q: %w", cfg.Expander, err)
 	}
-	strategy, aerr := buildExpanderChain(expanders, cfg.Expander)
-	if aerr != nil {
-		return fmt.Errorf("sim: Config.Expander %q: %w", cfg.Expander, aerr)
-	}
+	estimatorBuilder, strategy := parts.EstimatorBuilder, parts.ExpanderStrategy
 
 	r.csr = clusterstate.NewClusterStateRegistry(cloudProvider, clusterstate.ClusterStateRegistryConfig{
 		MaxTotalUnreadyPercentage: opts.MaxTotalUnreadyPercentage,
@@ -298,7 +296,7 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 	r.taintConfig = taints.NewTaintConfig(opts)
 	procs.ScaleStateNotifier.Register(r.csr)
 	r.procs = procs
-	r.orch = orchestrator.New()
+	r.orch = parts.ScaleUpOrchestrator
 	r.orch.Initialize(r.actx, procs, r.csr, estimatorBuilder, r.taintConfig)
 	return nil
 }

@@ -1,10 +1,11 @@
 package sim_test
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
@@ -37,21 +38,15 @@ type outcome struct {
 // the per-loop comparison.
 func (want outcome) check(t *testing.T, res *sim.Result, app string) {
 	t.Helper()
-	if len(res.Loops) != want.loops {
-		t.Errorf("loops = %d, want %d (%s)", len(res.Loops), want.loops, summary(res))
-	}
-	if res.ScaleUpLoops() != want.scaleUpLoops {
-		t.Errorf("scale-up loops = %d, want %d", res.ScaleUpLoops(), want.scaleUpLoops)
-	}
-	if want.scaleUps != nil && !reflect.DeepEqual(scaleUpsPerLoop(res), want.scaleUps) {
-		t.Errorf("scale-ups per loop = %q, want %q", scaleUpsPerLoop(res), want.scaleUps)
+	assert.Equal(t, want.loops, len(res.Loops), "loops (%s)", summary(res))
+	assert.Equal(t, want.scaleUpLoops, res.ScaleUpLoops(), "scale-up loops")
+	if want.scaleUps != nil {
+		assert.Equal(t, want.scaleUps, scaleUpsPerLoop(res), "scale-ups per loop")
 	}
 	assertMap(t, "group sizes", groupSizes(res), want.groups)
 	assertMap(t, "nodes per zone", res.NodeCountByLabel(zoneKey), want.nodeZones)
 	assertMap(t, "pods per zone", podZones(res, app), want.podZones)
-	if len(res.Unschedulable) != want.pending {
-		t.Errorf("pending = %d, want %d", len(res.Unschedulable), want.pending)
-	}
+	assert.Equal(t, want.pending, len(res.Unschedulable), "pending pods")
 }
 
 // compare logs the one-line stock vs spreadscale summary of a scenario.
@@ -82,9 +77,7 @@ func TestScenario1EmptyZoneOneLoop(t *testing.T) {
 	t.Run("stock", func(t *testing.T) {
 		// Stock CA adds one zone's worth per loop: binpacking sees only the
 		// evaluated group's template, so it never plans across zones.
-		if len(stock.Loops) < 3 {
-			t.Errorf("stock CA took %d loops, want >= 3", len(stock.Loops))
-		}
+		assert.GreaterOrEqual(t, len(stock.Loops), 3, "stock CA loops")
 		outcome{
 			loops:        3,
 			scaleUpLoops: 3,
@@ -136,8 +129,8 @@ func TestScenario2LargeScaleUp(t *testing.T) {
 			pending:   16,
 		}.check(t, stock, w.app)
 		for i, l := range stock.Loops {
-			if len(l.ScaleUps) != 1 || l.ScaleUps[0].To-l.ScaleUps[0].From > 2 {
-				t.Errorf("loop %d = %+v, want one group, at most two nodes", i+1, l)
+			if assert.Len(t, l.ScaleUps, 1, "loop %d: want one group", i+1) {
+				assert.LessOrEqual(t, l.ScaleUps[0].To-l.ScaleUps[0].From, 2, "loop %d = %+v: want at most two nodes", i+1, l)
 			}
 		}
 	})
@@ -171,9 +164,7 @@ func TestScenario3AffinityExcludedCheapZone(t *testing.T) {
 	t.Run("control: least-waste prefers zone b without the affinity", func(t *testing.T) {
 		plain := buildScenario(zones, workload{app: "db", milliCPU: 1500, pending: 1})
 		res := run(t, plain, sim.Config{Seed: scenarioSeed, Expander: "least-waste"})
-		if got := scaleUpsPerLoop(res); !reflect.DeepEqual(got, []string{"ng-b 0->1"}) {
-			t.Errorf("scale-ups = %q, want ng-b 0->1", got)
-		}
+		assert.Equal(t, []string{"ng-b 0->1"}, scaleUpsPerLoop(res), "scale-ups")
 	})
 	t.Run("stock", func(t *testing.T) {
 		outcome{
@@ -219,13 +210,12 @@ func TestScenario4ZoneAtMaxSize(t *testing.T) {
 		pending:   4,
 	}
 	checkMaxSizeReason := func(t *testing.T, res *sim.Result) {
+		t.Helper()
 		if len(res.Unschedulable) > 0 {
 			t.Logf("reason: %s", res.Unschedulable[0].Reason)
 		}
 		for _, p := range res.Unschedulable {
-			if !strings.Contains(p.Reason, "max node group size reached") {
-				t.Errorf("pod %s reason %q does not mention the max size", p.Name, p.Reason)
-			}
+			assert.Contains(t, p.Reason, "max node group size reached", "pod %s", p.Name)
 		}
 	}
 	t.Run("stock", func(t *testing.T) {
@@ -274,18 +264,11 @@ func TestScenario5NoConstraintsIdentical(t *testing.T) {
 			stock := run(t, s, sim.Config{Seed: scenarioSeed, Expander: "least-waste", BalanceSimilarNodeGroups: balance})
 			spread := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true, BalanceSimilarNodeGroups: balance})
 			compare(t, "scenario 5 "+name, stock, spread)
-			if stock.ScaleUpLoops() == 0 {
-				t.Fatalf("stock CA did not scale up: %s", summary(stock))
-			}
-			if !reflect.DeepEqual(scaleUpsPerLoop(spread), scaleUpsPerLoop(stock)) {
-				t.Errorf("scale-ups differ:\n stock       %q\n spreadscale %q", scaleUpsPerLoop(stock), scaleUpsPerLoop(spread))
-			}
-			if !reflect.DeepEqual(spread.Pods, stock.Pods) {
-				t.Errorf("placements differ:\n stock       %+v\n spreadscale %+v", stock.Pods, spread.Pods)
-			}
-			if !reflect.DeepEqual(spread.Unschedulable, stock.Unschedulable) {
-				t.Errorf("pending differ:\n stock       %+v\n spreadscale %+v", stock.Unschedulable, spread.Unschedulable)
-			}
+			require.NotZero(t, stock.ScaleUpLoops(), "stock CA did not scale up: %s", summary(stock))
+			// Expected is stock CA, actual spreadscale.
+			assert.Equal(t, scaleUpsPerLoop(stock), scaleUpsPerLoop(spread), "scale-ups per loop")
+			assert.Equal(t, stock.Pods, spread.Pods, "placements")
+			assert.Equal(t, stock.Unschedulable, spread.Unschedulable, "pending pods")
 		})
 	}
 }
@@ -323,9 +306,7 @@ func TestScenario6ScheduleAnywayNeverPending(t *testing.T) {
 			placed[p.Name] = true
 		}
 		for _, p := range stock.Pods {
-			if !placed[p.Name] {
-				t.Errorf("stock CA placed %s, spreadscale left it pending", p.Name)
-			}
+			assert.True(t, placed[p.Name], "stock CA placed %s, spreadscale left it pending", p.Name)
 		}
 	})
 }
@@ -371,8 +352,9 @@ func TestScenario7DeclaredDomainOnTemplateWithoutZone(t *testing.T) {
 			podZones:     map[string]int{"a": 2, "b": 2, "c": 2},
 		}.check(t, spread, w.app)
 		for _, n := range spread.Nodes {
-			if strings.HasPrefix(n.Name, "ng-c-new-") && (n.Labels[zoneKey] != "c" || n.Labels["k8s.io/cluster-autoscaler/node-template/label/"+zoneKey] != "") {
-				t.Errorf("new node %s labels %v: want %s=c without the template prefix", n.Name, n.Labels, zoneKey)
+			if strings.HasPrefix(n.Name, "ng-c-new-") {
+				assert.Equal(t, "c", n.Labels[zoneKey], "new node %s labels %v", n.Name, n.Labels)
+				assert.Empty(t, n.Labels["k8s.io/cluster-autoscaler/node-template/label/"+zoneKey], "new node %s labels %v: want no template prefix", n.Name, n.Labels)
 			}
 		}
 	})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
@@ -18,32 +20,25 @@ func TestPlainPodsFillNewNodesOfOnlyGroup(t *testing.T) {
 	res := run(t, s, sim.Config{Seed: 1})
 	t.Log(summary(res))
 
-	if len(res.Loops) != 1 {
-		t.Fatalf("loops = %d, want 1", len(res.Loops))
-	}
+	require.Len(t, res.Loops, 1)
 	// Two 1.5-CPU pods fit a 4-CPU node: 6 pods need 3 nodes.
-	want := []sim.ScaleUp{{NodeGroup: "ng-a", From: 0, To: 3}}
-	if !reflect.DeepEqual(res.Loops[0].ScaleUps, want) {
-		t.Errorf("scale-ups = %+v, want %+v", res.Loops[0].ScaleUps, want)
-	}
-	if res.Loops[0].BoundPods != 6 || len(res.Pods) != 6 || len(res.Unschedulable) != 0 {
-		t.Errorf("bound %d, placements %d, pending %d; want 6, 6, 0", res.Loops[0].BoundPods, len(res.Pods), len(res.Unschedulable))
-	}
+	assert.Equal(t, []sim.ScaleUp{{NodeGroup: "ng-a", From: 0, To: 3}}, res.Loops[0].ScaleUps)
+	assert.Equal(t, 6, res.Loops[0].BoundPods, "pods bound in loop 1")
+	assert.Len(t, res.Pods, 6, "placements")
+	assert.Empty(t, res.Unschedulable, "pending")
 	perNode := map[string]int{}
 	for _, p := range res.Pods {
-		if p.NodeGroup != "ng-a" || p.Loop != 1 || !strings.HasPrefix(p.Node, "ng-a-new-") {
-			t.Errorf("placement %+v: want a new ng-a node in loop 1", p)
-		}
+		assert.Equal(t, "ng-a", p.NodeGroup, "placement %+v", p)
+		assert.Equal(t, 1, p.Loop, "placement %+v", p)
+		assert.True(t, strings.HasPrefix(p.Node, "ng-a-new-"), "placement %+v: want a new ng-a node", p)
 		perNode[p.Node]++
 	}
 	assertMap(t, "pods per node", perNode, map[string]int{"ng-a-new-1": 2, "ng-a-new-2": 2, "ng-a-new-3": 2})
-	if got := res.NodeGroups; !reflect.DeepEqual(got, []sim.GroupSize{{Name: "ng-a", From: 0, To: 3}}) {
-		t.Errorf("NodeGroups = %+v", got)
-	}
+	assert.Equal(t, []sim.GroupSize{{Name: "ng-a", From: 0, To: 3}}, res.NodeGroups)
 	for _, n := range res.Nodes {
-		if n.Labels[apiv1.LabelHostname] != n.Name || n.Labels[zoneKey] != "a" || n.Spec.ProviderID != n.Name {
-			t.Errorf("new node %s: labels %v providerID %q", n.Name, n.Labels, n.Spec.ProviderID)
-		}
+		assert.Equal(t, n.Name, n.Labels[apiv1.LabelHostname], "new node %s: hostname label", n.Name)
+		assert.Equal(t, "a", n.Labels[zoneKey], "new node %s: zone label", n.Name)
+		assert.Equal(t, n.Name, n.Spec.ProviderID, "new node %s: providerID", n.Name)
 	}
 }
 
@@ -53,13 +48,12 @@ func TestPendingPodsThatFitAreBoundBeforeFirstLoop(t *testing.T) {
 	s := buildScenario([]zone{{name: "a", nodes: 2, max: 10, milliCPU: 4000}}, workload{app: "web", milliCPU: 1500, pending: 4})
 	res := run(t, s, sim.Config{Seed: 1})
 	t.Log(summary(res))
-	if len(res.Loops) != 0 || len(res.Pods) != 4 || len(res.Unschedulable) != 0 {
-		t.Fatalf("loops %d placements %d pending %d; want 0, 4, 0", len(res.Loops), len(res.Pods), len(res.Unschedulable))
-	}
+	require.Empty(t, res.Loops, "loops")
+	require.Len(t, res.Pods, 4, "placements")
+	require.Empty(t, res.Unschedulable, "pending")
 	for _, p := range res.Pods {
-		if p.Loop != 0 || p.NodeGroup != "ng-a" {
-			t.Errorf("placement %+v: want loop 0 on ng-a", p)
-		}
+		assert.Zero(t, p.Loop, "placement %+v: want loop 0", p)
+		assert.Equal(t, "ng-a", p.NodeGroup, "placement %+v", p)
 	}
 	// The default profile's NodeResourcesFit (LeastAllocated) spreads the
 	// four pods over both nodes.
@@ -76,21 +70,16 @@ func TestGroupAtMaxIsNotScaled(t *testing.T) {
 	s := buildScenario([]zone{{name: "a", nodes: 1, max: 1, milliCPU: 2000, podsAlready: 1}}, workload{app: "web", milliCPU: 1500, pending: 1})
 	res := run(t, s, sim.Config{Seed: 1})
 	t.Log(summary(res))
-	if len(res.Loops) != 1 || len(res.Loops[0].ScaleUps) != 0 || res.Loops[0].BoundPods != 0 {
-		t.Fatalf("loops = %+v, want one idle loop", res.Loops)
-	}
-	if g, _ := res.GroupSize("ng-a"); g.From != 1 || g.To != 1 {
-		t.Errorf("ng-a = %+v, want 1 -> 1", g)
-	}
-	if len(res.Unschedulable) != 1 {
-		t.Fatalf("unschedulable = %+v, want 1 pod", res.Unschedulable)
-	}
+	require.Len(t, res.Loops, 1, "want one idle loop")
+	require.Empty(t, res.Loops[0].ScaleUps, "want one idle loop")
+	require.Zero(t, res.Loops[0].BoundPods, "want one idle loop")
+	g, _ := res.GroupSize("ng-a")
+	assert.Equal(t, 1, g.From, "ng-a = %+v, want 1 -> 1", g)
+	assert.Equal(t, 1, g.To, "ng-a = %+v, want 1 -> 1", g)
+	require.Len(t, res.Unschedulable, 1)
 	reason := res.Unschedulable[0].Reason
-	for _, want := range []string{"scheduler: 0/1 nodes are available: 1 Insufficient cpu.", "max node group size reached"} {
-		if !strings.Contains(reason, want) {
-			t.Errorf("reason %q lacks %q", reason, want)
-		}
-	}
+	assert.Contains(t, reason, "scheduler: 0/1 nodes are available: 1 Insufficient cpu.")
+	assert.Contains(t, reason, "max node group size reached")
 }
 
 // The same scenario and seed give the same Result, including the random
@@ -116,14 +105,11 @@ func TestSeedDrivesRandomExpander(t *testing.T) {
 	first := map[string]bool{}
 	for seed := int64(0); seed < 8; seed++ {
 		res := run(t, s, sim.Config{Seed: seed})
-		if len(res.Loops) != 1 || len(res.Loops[0].ScaleUps) != 1 {
-			t.Fatalf("seed %d: %s", seed, summary(res))
-		}
+		require.Len(t, res.Loops, 1, "seed %d: %s", seed, summary(res))
+		require.Len(t, res.Loops[0].ScaleUps, 1, "seed %d: %s", seed, summary(res))
 		first[res.Loops[0].ScaleUps[0].NodeGroup] = true
 	}
-	if len(first) < 2 {
-		t.Errorf("8 seeds always chose %v", first)
-	}
+	assert.GreaterOrEqual(t, len(first), 2, "8 seeds always chose %v", first)
 }
 
 // MaxNodesTotal caps the cluster size.
@@ -132,15 +118,10 @@ func TestMaxNodesTotalCapsScaleUp(t *testing.T) {
 	s.MaxNodesTotal = 3
 	res := run(t, s, sim.Config{Seed: 1})
 	t.Log(summary(res))
-	if g, _ := res.GroupSize("ng-a"); g.To != 3 {
-		t.Errorf("ng-a = %+v, want 3 (MaxNodesTotal)", g)
-	}
-	if len(res.Unschedulable) != 3 {
-		t.Fatalf("unschedulable = %d, want 3", len(res.Unschedulable))
-	}
-	if r := res.Unschedulable[0].Reason; !strings.Contains(r, "max total nodes in cluster reached") {
-		t.Errorf("reason %q lacks the max-nodes-total reason", r)
-	}
+	g, _ := res.GroupSize("ng-a")
+	assert.Equal(t, 3, g.To, "ng-a = %+v, want 3 (MaxNodesTotal)", g)
+	require.Len(t, res.Unschedulable, 3)
+	assert.Contains(t, res.Unschedulable[0].Reason, "max total nodes in cluster reached")
 }
 
 // Pods below CA's expendable priority cutoff never trigger a scale-up.
@@ -149,12 +130,9 @@ func TestExpendablePodsDoNotTriggerScaleUp(t *testing.T) {
 	low := int32(-100)
 	s.Pods[0].Spec.Priority = &low
 	res := run(t, s, sim.Config{Seed: 1})
-	if res.ScaleUpLoops() != 0 || len(res.Unschedulable) != 1 {
-		t.Fatalf("%s: want no scale-up and 1 pending pod", summary(res))
-	}
-	if r := res.Unschedulable[0].Reason; !strings.Contains(r, "expendable") {
-		t.Errorf("reason %q lacks the expendable reason", r)
-	}
+	require.Zero(t, res.ScaleUpLoops(), summary(res))
+	require.Len(t, res.Unschedulable, 1, summary(res))
+	assert.Contains(t, res.Unschedulable[0].Reason, "expendable")
 }
 
 // Bad input is rejected with an error naming the object and field, never a
@@ -191,9 +169,7 @@ func TestValidation(t *testing.T) {
 			s, cfg := base(), sim.Config{}
 			tc.mutate(&s, &cfg)
 			_, err := sim.Run(context.Background(), s, cfg)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
-			}
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }
@@ -204,9 +180,8 @@ func TestRunDoesNotModifyScenario(t *testing.T) {
 	before := s.Pods[1].DeepCopy()
 	nodeBefore := s.Nodes[0].DeepCopy()
 	run(t, s, sim.Config{Seed: 1})
-	if !reflect.DeepEqual(before, s.Pods[1]) || !reflect.DeepEqual(nodeBefore, s.Nodes[0]) {
-		t.Fatal("Run modified the scenario")
-	}
+	assert.Equal(t, before, s.Pods[1], "Run modified a pending pod")
+	assert.Equal(t, nodeBefore, s.Nodes[0], "Run modified a node")
 }
 
 // Runs are independent: concurrent runs give the same Result as a
@@ -228,9 +203,7 @@ func TestConcurrentRunsAreIndependent(t *testing.T) {
 		<-done
 	}
 	for i := range results {
-		if errs[i] != nil {
-			t.Fatalf("run %d: %v", i, errs[i])
-		}
+		require.NoError(t, errs[i], "run %d", i)
 		if !reflect.DeepEqual(results[i], want) {
 			t.Errorf("concurrent run %d differs:\n%s\n%s", i, summary(results[i]), summary(want))
 		}

@@ -1,0 +1,133 @@
+package estimator
+
+import (
+	"sort"
+	"sync/atomic"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// LoopPlan is the scale-up plan of one CA loop: which groups grow by how
+// many nodes, and where every pending pod lands or why it cannot. It is
+// built once, by PlanLoop, and never modified afterwards; the estimator, the
+// expander filter and the balancer all read the same value.
+type LoopPlan struct {
+	plan   *topology.Plan
+	groups map[string]cloudprovider.NodeGroup
+	// order lists the plan's groups, the one CA should scale as its best
+	// option first (see LoopInputs.CapTotal), then by planned nodes, then id.
+	order  []string
+	placed []*apiv1.Pod
+}
+
+// newLoopPlan wraps plan; byID holds every group the plan may scale and
+// capTotal is LoopInputs.CapTotal.
+func newLoopPlan(plan *topology.Plan, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *LoopPlan {
+	lp := &LoopPlan{plan: plan, groups: map[string]cloudprovider.NodeGroup{}}
+	for id := range plan.NewNodes {
+		lp.groups[id] = byID[id]
+		lp.order = append(lp.order, id)
+	}
+	total := plan.TotalNewNodes()
+	capped := map[string]int{}
+	for _, id := range lp.order {
+		capped[id] = total
+		if capTotal != nil {
+			capped[id] = capTotal(id, total)
+		}
+	}
+	sort.Slice(lp.order, func(i, j int) bool {
+		a, b := lp.order[i], lp.order[j]
+		if capped[a] != capped[b] {
+			return capped[a] > capped[b]
+		}
+		if plan.NewNodes[a] != plan.NewNodes[b] {
+			return plan.NewNodes[a] > plan.NewNodes[b]
+		}
+		return a < b
+	})
+	for _, pl := range plan.Placements {
+		lp.placed = append(lp.placed, pl.Pod)
+	}
+	return lp
+}
+
+// Includes reports whether the plan adds nodes to the group.
+func (l *LoopPlan) Includes(id string) bool { return l != nil && l.plan.NewNodes[id] > 0 }
+
+// NewNodes is the number of nodes the plan adds to the group.
+func (l *LoopPlan) NewNodes(id string) int {
+	if l == nil {
+		return 0
+	}
+	return l.plan.NewNodes[id]
+}
+
+// TotalNewNodes is the number of nodes the plan adds over all groups.
+func (l *LoopPlan) TotalNewNodes() int {
+	if l == nil {
+		return 0
+	}
+	return l.plan.TotalNewNodes()
+}
+
+// GroupIDs returns the plan's groups, the preferred best option first
+// (the group whose template CA's resource limits cap the least when applied
+// to the whole plan), then by planned nodes, then by id.
+func (l *LoopPlan) GroupIDs() []string {
+	if l == nil {
+		return nil
+	}
+	return append([]string(nil), l.order...)
+}
+
+// Group returns the plan's node group with the given id, nil if the plan
+// does not scale it.
+func (l *LoopPlan) Group(id string) cloudprovider.NodeGroup {
+	if l == nil {
+		return nil
+	}
+	return l.groups[id]
+}
+
+// Placed returns the pending pods the plan makes schedulable, on new nodes
+// or on existing ones. The slice is shared: callers must not modify it.
+func (l *LoopPlan) Placed() []*apiv1.Pod {
+	if l == nil {
+		return nil
+	}
+	return l.placed
+}
+
+// Topology returns the engine's plan: placements, planned nodes and the
+// reasons of the pods it cannot help. Callers must not modify it.
+func (l *LoopPlan) Topology() *topology.Plan {
+	if l == nil {
+		return nil
+	}
+	return l.plan
+}
+
+// Current holds the plan of the CA loop in progress. The scale-up
+// orchestrator (plugin.Orchestrator) sets it at the start of its ScaleUp and
+// clears it at the end; the estimator, the expander filter and the balancer,
+// which CA calls inside that ScaleUp, only read it. Outside a ScaleUp, and
+// in a loop without a pending DoNotSchedule pod, it holds nil and every
+// reader behaves as stock CA.
+type Current struct {
+	plan atomic.Pointer[LoopPlan]
+}
+
+// Set makes plan the loop's plan (nil clears it).
+func (c *Current) Set(plan *LoopPlan) { c.plan.Store(plan) }
+
+// Get returns the loop's plan, nil when there is none.
+func (c *Current) Get() *LoopPlan {
+	if c == nil {
+		return nil
+	}
+	return c.plan.Load()
+}

@@ -1,0 +1,172 @@
+package estimator
+
+import (
+	"fmt"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	"k8s.io/autoscaler/cluster-autoscaler/config"
+	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// ScalableGroup is a node group CA may scale in this loop, with the template
+// NodeInfo CA uses for it (declared domains applied).
+type ScalableGroup struct {
+	NodeGroup cloudprovider.NodeGroup
+	Template  *framework.NodeInfo
+}
+
+// LoopInputs is everything one loop's plan is computed from. CA hands all of
+// it to the scale-up orchestrator explicitly; nothing is learnt from the
+// order of CA's calls.
+type LoopInputs struct {
+	// Snapshot holds the real and the upcoming nodes with their pods. It is
+	// forked while planning and left as it was found.
+	Snapshot clustersnapshot.ClusterSnapshot
+	// Groups are the node groups CA may scale now (not backed off, healthy,
+	// below max size, within the resource limits for one node), in cloud
+	// provider order.
+	Groups []ScalableGroup
+	// Pending are the pods CA was asked to help.
+	Pending []*apiv1.Pod
+	// Defaults are the cluster's DoNotSchedule default constraints (nil: none).
+	Defaults *topology.Defaults
+	// NodeGroupDefaults are CA's per-group option defaults (zero-or-max).
+	NodeGroupDefaults config.NodeGroupAutoscalingOptions
+	// MaxNodesTotal is --max-nodes-total, MaxNewNodes --max-nodes-per-scaleup
+	// and BinpackingDuration --max-node-group-binpacking-duration (0: no cap).
+	MaxNodesTotal, MaxNewNodes int
+	BinpackingDuration         time.Duration
+	// Resources are --cores-total, --memory-total and --gpu-total (nil: none).
+	Resources topology.ResourceLimits
+	// CapTotal returns how many of total nodes CA's resource limits let it
+	// add when they are all counted as nodes of group (CA checks a scale-up's
+	// node count against its best option's template). The plan asks CA to
+	// execute it through the group that CapTotal caps least. Nil: no cap.
+	CapTotal func(group string, total int) int
+	// Chooser orders the node groups of one topology domain, as the user's
+	// expander chain after topology-spread would choose among them (see
+	// ranking). Nil keeps the order of the domain's groups by id.
+	Chooser caexpander.Strategy
+}
+
+// PlanLoop computes the loop's plan, or returns nil when no pending pod has
+// a DoNotSchedule topology spread constraint (CA then runs exactly as stock).
+//
+// All pending pods are planned together, in kube-scheduler's queue order, by
+// topology.PlanScaleUp over every scalable group's template: the spread
+// decides how many pods each domain gets; pods without hard constraints use
+// the room the plan's nodes leave, then new nodes. Which group of a domain
+// realizes the domain's pods is the Chooser's decision: a first plan gives
+// each pod class its share per domain, the Chooser orders the domain's groups
+// by the options CA would build for that share, and the final plan prefers
+// groups in that order (falling back to the next group when the preferred
+// one is at max size or a limit).
+func PlanLoop(in LoopInputs) (*LoopPlan, error) {
+	if !anyHard(in.Pending, in.Defaults) {
+		return nil, nil
+	}
+	if in.Snapshot == nil {
+		return nil, fmt.Errorf("plan: no cluster snapshot")
+	}
+	u, byID, templates, err := universe(in)
+	if err != nil {
+		return nil, err
+	}
+	cluster := &snapshotCluster{snap: in.Snapshot, templates: templates}
+	in.Snapshot.Fork()
+	defer in.Snapshot.Revert()
+
+	req := topology.Request{
+		Universe: u,
+		Pending:  in.Pending,
+		Defaults: in.Defaults,
+		Limits:   limits(in),
+		Cluster:  cluster,
+		NodeName: plannedNodeName,
+	}
+	r := newRanking(u.Groups, in, byID, templates, cluster)
+	req.Rank = r.rank
+	plan, err := topology.PlanScaleUp(req)
+	if err != nil {
+		return nil, err
+	}
+	if in.Chooser != nil && r.choose(plan) {
+		if err := cluster.Reset(); err != nil {
+			return nil, err
+		}
+		if plan, err = topology.PlanScaleUp(req); err != nil {
+			return nil, err
+		}
+	}
+	return newLoopPlan(plan, byID, in.CapTotal), nil
+}
+
+// anyHard reports whether some pod has a DoNotSchedule constraint (its own
+// or a cluster default).
+func anyHard(pods []*apiv1.Pod, defaults *topology.Defaults) bool {
+	for _, pod := range pods {
+		if s, err := topology.NewSpread(pod, defaults); err == nil && s.HasHard() {
+			return true
+		}
+	}
+	return false
+}
+
+// universe builds the engine's universe from the snapshot (real and upcoming
+// nodes with their pods) and the scalable groups' templates.
+func universe(in LoopInputs) (*topology.Universe, map[string]cloudprovider.NodeGroup, map[string]*framework.NodeInfo, error) {
+	infos, err := in.Snapshot.ListNodeInfos()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("plan: listing the snapshot's nodes: %w", err)
+	}
+	nodes := make([]*apiv1.Node, 0, len(infos))
+	var pods []*apiv1.Pod
+	for _, ni := range infos {
+		nodes = append(nodes, ni.Node())
+		for _, pi := range ni.Pods() {
+			pods = append(pods, pi.Pod)
+		}
+	}
+	var groups []*topology.Group
+	byID := map[string]cloudprovider.NodeGroup{}
+	templates := map[string]*framework.NodeInfo{}
+	for _, sg := range in.Groups {
+		ng, ni := sg.NodeGroup, sg.Template
+		if ng == nil || ni == nil || ni.Node() == nil {
+			continue
+		}
+		size, err := ng.TargetSize()
+		if err != nil {
+			continue
+		}
+		id := ng.Id()
+		g := &topology.Group{Name: id, Template: ni.Node(), Size: size, Min: ng.MinSize(), Max: ng.MaxSize()}
+		if o, err := ng.GetOptions(in.NodeGroupDefaults); err == nil && o != nil {
+			g.ZeroOrMax = o.ZeroOrMaxNodeScaling
+		}
+		groups = append(groups, g)
+		byID[id] = ng
+		templates[id] = ni
+	}
+	u, err := topology.NewUniverse(nodes, pods, groups, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return u, byID, templates, nil
+}
+
+// limits are the plan's node and resource limits.
+func limits(in LoopInputs) topology.Limits {
+	l := topology.Limits{MaxNodesTotal: in.MaxNodesTotal, MaxNewNodes: in.MaxNewNodes, Resources: in.Resources}
+	if d := in.BinpackingDuration; d > 0 {
+		deadline := time.Now().Add(d)
+		l.AllowNode = func(string) bool { return time.Now().Before(deadline) }
+	}
+	return l
+}

@@ -1,0 +1,238 @@
+package estimator
+
+import (
+	"sort"
+	"strings"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// ranking is the planner's group preference per pod class (Request.Rank).
+//
+// A class's domains are the value tuples of its DoNotSchedule constraints'
+// topology keys, hostname excluded: the groups whose templates carry the same
+// values realize the same domain. Pods without such constraints have one
+// domain, the whole cluster, so all groups compete for them as in stock CA.
+//
+// The spread decides how many pods a domain gets; the Chooser decides which
+// of the domain's groups get them. For each class and domain that the first
+// plan gives new nodes, the domain's groups compete as CA options would: a
+// group's option carries the pods of the domain's share that its nodes hold
+// and the nodes they need (ceil(share / pods per node), at most the group's
+// room), and the Chooser picks the best option, then the best of the rest,
+// and so on. The rank is that position, then the domain, then the group id —
+// never the order in which the cloud provider lists groups.
+type ranking struct {
+	groups     []*topology.Group
+	defaults   *topology.Defaults
+	chooser    caexpander.Strategy
+	nodeGroups map[string]cloudprovider.NodeGroup
+	templates  map[string]*framework.NodeInfo
+	cluster    *snapshotCluster
+
+	// position of each group inside its domain, per class (from choose).
+	position map[topology.ClassKey]map[string]int
+	perNode  map[perNodeKey]int
+}
+
+type perNodeKey struct {
+	class topology.ClassKey
+	group string
+}
+
+func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *snapshotCluster) *ranking {
+	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID,
+		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{}}
+}
+
+// domainKeys returns the sorted topology keys of pod's DoNotSchedule
+// constraints, hostname excluded.
+func (r *ranking) domainKeys(pod *apiv1.Pod) []string {
+	s, err := topology.NewSpread(pod, r.defaults)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, c := range s.Hard {
+		if c.TopologyKey != apiv1.LabelHostname && !seen[c.TopologyKey] {
+			seen[c.TopologyKey] = true
+			keys = append(keys, c.TopologyKey)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// domainOf returns the domain tuple of a node with labels for keys, and
+// false when the node lacks a key.
+func domainOf(labels map[string]string, keys []string) (string, bool) {
+	values := make([]string, len(keys))
+	for i, k := range keys {
+		v, ok := labels[k]
+		if !ok {
+			return "", false
+		}
+		values[i] = v
+	}
+	return strings.Join(values, "\x00"), true
+}
+
+// rank implements topology.Request.Rank: position in the domain, then the
+// domain, then the group id, as one number (lower first).
+func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
+	keys := r.domainKeys(pod)
+	type entry struct {
+		id, domain string
+		pos        int
+	}
+	pos := r.position[topology.ClassOf(pod)]
+	entries := make([]entry, 0, len(r.groups))
+	for _, g := range r.groups {
+		d, ok := domainOf(g.Template.Labels, keys)
+		if !ok {
+			d = "\xff"
+		}
+		entries = append(entries, entry{id: g.Name, domain: d, pos: pos[g.Name]})
+	}
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.pos != b.pos {
+			return a.pos < b.pos
+		}
+		if a.domain != b.domain {
+			return a.domain < b.domain
+		}
+		return a.id < b.id
+	})
+	out := make(map[string]int, len(entries))
+	for i, e := range entries {
+		out[e.id] = i
+	}
+	return out
+}
+
+// choose orders, with the Chooser, the groups of every domain in which the
+// first plan opened nodes for a class, and reports whether any domain had a
+// choice to make (then the plan is computed again with these positions).
+func (r *ranking) choose(first *topology.Plan) bool {
+	nodeLabels := map[string]map[string]string{}
+	for _, pn := range first.Nodes {
+		nodeLabels[pn.Name] = pn.Node.Labels
+	}
+	type share struct {
+		exemplar *apiv1.Pod
+		keys     []string
+		pods     map[string][]*apiv1.Pod // by domain
+	}
+	shares := map[topology.ClassKey]*share{}
+	var classes []topology.ClassKey
+	for _, pl := range first.Placements {
+		if !pl.NewNode {
+			continue
+		}
+		class := topology.ClassOf(pl.Pod)
+		sh, ok := shares[class]
+		if !ok {
+			sh = &share{exemplar: pl.Pod, keys: r.domainKeys(pl.Pod), pods: map[string][]*apiv1.Pod{}}
+			shares[class] = sh
+			classes = append(classes, class)
+		}
+		d, _ := domainOf(nodeLabels[pl.Node], sh.keys)
+		sh.pods[d] = append(sh.pods[d], pl.Pod)
+	}
+	chose := false
+	for _, class := range classes {
+		sh := shares[class]
+		domains := make([]string, 0, len(sh.pods))
+		for d := range sh.pods {
+			domains = append(domains, d)
+		}
+		sort.Strings(domains) // the Chooser may draw random numbers: a fixed order
+		for _, d := range domains {
+			pods := sh.pods[d]
+			var candidates []*topology.Group
+			for _, g := range r.groups {
+				if gd, ok := domainOf(g.Template.Labels, sh.keys); ok && gd == d {
+					candidates = append(candidates, g)
+				}
+			}
+			if len(candidates) < 2 {
+				continue
+			}
+			chose = true
+			if r.position[class] == nil {
+				r.position[class] = map[string]int{}
+			}
+			for i, id := range r.order(class, sh.exemplar, candidates, pods) {
+				r.position[class][id] = i
+			}
+		}
+	}
+	return chose
+}
+
+// order returns the candidates' ids in the Chooser's order for a share of
+// pods; groups that cannot take any pod of the share come last, by id.
+func (r *ranking) order(class topology.ClassKey, exemplar *apiv1.Pod, candidates []*topology.Group, share []*apiv1.Pod) []string {
+	var options []caexpander.Option
+	var rest []string
+	for _, g := range candidates {
+		if o, ok := r.option(class, exemplar, g, share); ok {
+			options = append(options, o)
+		} else {
+			rest = append(rest, g.Name)
+		}
+	}
+	var ids []string
+	for len(options) > 0 {
+		best := r.chooser.BestOption(options, r.templates)
+		if best == nil {
+			break
+		}
+		id := best.NodeGroup.Id()
+		ids = append(ids, id)
+		kept := options[:0]
+		for _, o := range options {
+			if o.NodeGroup.Id() != id {
+				kept = append(kept, o)
+			}
+		}
+		options = kept
+	}
+	for _, o := range options {
+		rest = append(rest, o.NodeGroup.Id())
+	}
+	sort.Strings(rest)
+	return append(ids, rest...)
+}
+
+// option is the expansion option CA would build for group g and the share:
+// the nodes of g the share needs and the pods they hold. False when g's
+// template holds no pod of the class or g has no room.
+func (r *ranking) option(class topology.ClassKey, exemplar *apiv1.Pod, g *topology.Group, share []*apiv1.Pod) (caexpander.Option, bool) {
+	room := g.Max - g.Size
+	if room <= 0 {
+		return caexpander.Option{}, false
+	}
+	key := perNodeKey{class: class, group: g.Name}
+	per, ok := r.perNode[key]
+	if !ok {
+		per = r.cluster.podsPerNode(exemplar, g, len(share), r.defaults)
+		r.perNode[key] = per
+	}
+	if per == 0 {
+		return caexpander.Option{}, false
+	}
+	nodes := min((len(share)+per-1)/per, room)
+	if g.ZeroOrMax && g.Size == 0 {
+		nodes = g.Max
+	}
+	pods := share[:min(len(share), nodes*per)]
+	return caexpander.Option{NodeGroup: r.nodeGroups[g.Name], NodeCount: nodes, Pods: pods}, true
+}

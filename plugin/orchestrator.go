@@ -1,0 +1,177 @@
+package plugin
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
+	"k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/resource"
+	caestimator "k8s.io/autoscaler/cluster-autoscaler/estimator"
+	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
+	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/errors"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
+	"k8s.io/klog/v2"
+
+	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+var _ scaleup.Orchestrator = &Orchestrator{}
+
+// Orchestrator is CA's scale-up orchestrator with the loop's plan made
+// first. Each ScaleUp call:
+//
+//  1. computes the plan once (estimator.PlanLoop) from what CA hands over
+//     explicitly — the pending pods, the nodes, every group's template, the
+//     snapshot with the upcoming nodes — and from CA's own exported checks:
+//     the ClusterStateRegistry's scale-up safety (backoff, health) decides
+//     which groups may be planned, CA's resource manager gives the cores,
+//     memory and GPU left and each group's per-node delta, and the context
+//     gives --max-nodes-total, --max-nodes-per-scaleup and the binpacking
+//     duration;
+//  2. publishes it as one immutable value (estimator.Current) for the
+//     estimator, the expander filter and the balancer, and runs CA's own
+//     ScaleUp, which executes it as one option split across groups;
+//  3. checks the groups' target sizes afterwards and reports the pods whose
+//     planned nodes CA did not add (capped or failed) as remaining
+//     unschedulable, instead of leaving them silently waiting.
+//
+// Wrapping the orchestrator, rather than reconstructing the loop from the
+// calls CA makes to its processors, keeps spreadscale independent of the
+// order of those calls: the only CA behaviour relied upon is the Orchestrator
+// interface and that ScaleUp estimates, expands and balances through the
+// configured EstimatorBuilder, ExpanderStrategy and NodeGroupSetProcessor.
+type Orchestrator struct {
+	inner    scaleup.Orchestrator
+	current  *estimator.Current
+	defaults *topology.Defaults
+	chooser  caexpander.Strategy
+
+	ctx       *context.AutoscalingContext
+	csr       *clusterstate.ClusterStateRegistry
+	resources *resource.Manager
+}
+
+// NewOrchestrator wraps inner (CA's orchestrator.New()). current is the
+// holder the estimator, filter and balancer read; chooser orders the groups
+// inside a domain (the --expander chain after topology-spread).
+func NewOrchestrator(inner scaleup.Orchestrator, current *estimator.Current, defaults *topology.Defaults, chooser caexpander.Strategy) *Orchestrator {
+	return &Orchestrator{inner: inner, current: current, defaults: defaults, chooser: chooser}
+}
+
+// Initialize implements scaleup.Orchestrator.
+func (o *Orchestrator) Initialize(ctx *context.AutoscalingContext, procs *caprocessors.AutoscalingProcessors, csr *clusterstate.ClusterStateRegistry,
+	eb caestimator.EstimatorBuilder, tc taints.TaintConfig) {
+	o.ctx, o.csr = ctx, csr
+	o.resources = resource.NewManager(procs.CustomResourcesProcessor)
+	o.inner.Initialize(ctx, procs, csr, eb, tc)
+}
+
+// ScaleUp implements scaleup.Orchestrator.
+func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
+	nodeInfos map[string]*framework.NodeInfo, allOrNothing bool) (*status.ScaleUpStatus, errors.AutoscalerError) {
+	start := time.Now()
+	plan, sizes, err := o.plan(pods, nodes, nodeInfos)
+	if err != nil {
+		klog.Errorf("topology-spread: planning failed, this loop runs as stock CA: %v", err)
+		plan = nil
+	}
+	if plan != nil {
+		logPlan(plan, len(pods), time.Since(start))
+	}
+	o.current.Set(plan)
+	defer o.current.Set(nil)
+	st, aerr := o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
+	if plan != nil && st != nil {
+		reconcile(plan, sizes, st)
+	}
+	return st, aerr
+}
+
+// ScaleUpToNodeGroupMinSize implements scaleup.Orchestrator (CA's, unchanged).
+func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*status.ScaleUpStatus, errors.AutoscalerError) {
+	return o.inner.ScaleUpToNodeGroupMinSize(nodes, nodeInfos)
+}
+
+// plan computes the loop's plan and returns it with the target size of
+// every planned group before the scale-up.
+func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*estimator.LoopPlan, map[string]int, error) {
+	if o.ctx == nil || len(pods) == 0 {
+		return nil, nil, nil
+	}
+	now := time.Now()
+	left, aerr := o.resources.ResourcesLeft(o.ctx, nodeInfos, nodes)
+	if aerr != nil {
+		return nil, nil, aerr
+	}
+	budget := &resourceBudget{left: left, delta: map[string]resource.Delta{}}
+	var groups []estimator.ScalableGroup
+	for _, ng := range o.ctx.CloudProvider.NodeGroups() {
+		ni, ok := nodeInfos[ng.Id()]
+		if !ok {
+			continue
+		}
+		if ng.Exist() && o.csr != nil && !o.csr.NodeGroupScaleUpSafety(ng, now).SafeToScale {
+			klog.V(2).Infof("topology-spread: node group %s is backed off or unhealthy; the plan leaves it out", ng.Id())
+			continue
+		}
+		delta, aerr := o.resources.DeltaForNode(o.ctx, ni, ng)
+		if aerr != nil {
+			klog.V(2).Infof("topology-spread: node group %s has no resource delta (%v); the plan leaves it out", ng.Id(), aerr)
+			continue
+		}
+		budget.delta[ng.Id()] = delta
+		groups = append(groups, estimator.ScalableGroup{NodeGroup: ng, Template: ni})
+	}
+	capTotal := func(id string, total int) int {
+		for _, g := range groups {
+			if g.NodeGroup.Id() == id {
+				n, err := o.resources.ApplyLimits(o.ctx, total, left, g.Template, g.NodeGroup)
+				if err != nil {
+					return 0
+				}
+				return n
+			}
+		}
+		return 0
+	}
+	plan, err := estimator.PlanLoop(estimator.LoopInputs{
+		Snapshot:           o.ctx.ClusterSnapshot,
+		Groups:             groups,
+		Pending:            pods,
+		Defaults:           o.defaults,
+		NodeGroupDefaults:  o.ctx.NodeGroupDefaults,
+		MaxNodesTotal:      o.ctx.MaxNodesTotal,
+		MaxNewNodes:        o.ctx.MaxNodesPerScaleUp,
+		BinpackingDuration: o.ctx.MaxNodeGroupBinpackingDuration,
+		Resources:          budget,
+		CapTotal:           capTotal,
+		Chooser:            o.chooser,
+	})
+	if err != nil || plan == nil {
+		return nil, nil, err
+	}
+	sizes := map[string]int{}
+	for _, id := range plan.GroupIDs() {
+		if size, err := plan.Group(id).TargetSize(); err == nil {
+			sizes[id] = size
+		}
+	}
+	return plan, sizes, nil
+}
+
+// logPlan logs the plan at V(1) and each pod it cannot help at V(2).
+func logPlan(plan *estimator.LoopPlan, pending int, took time.Duration) {
+	tp := plan.Topology()
+	klog.V(1).Infof("topology-spread: plan adds %d nodes %v for %d of %d pending pods in %v",
+		tp.TotalNewNodes(), tp.NewNodes, len(plan.Placed()), pending, took)
+	for _, u := range tp.Unplaced {
+		klog.V(2).Infof("topology-spread: pod %s/%s cannot be helped: %s", u.Pod.Namespace, u.Pod.Name, u.Reason)
+	}
+}

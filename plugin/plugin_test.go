@@ -1,0 +1,111 @@
+package plugin
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
+	"k8s.io/autoscaler/cluster-autoscaler/config"
+	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
+	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/spreadscale/spreadscale/processors"
+)
+
+func TestValidateFlags(t *testing.T) {
+	cases := []struct {
+		name, expander, estimator string
+		wantErr                   string
+	}{
+		{name: "default chain", expander: DefaultExpanders, estimator: Name},
+		{name: "topology-spread alone", expander: Name, estimator: Name},
+		{name: "stock", expander: "least-waste", estimator: "binpacking"},
+		{name: "stock chain", expander: "priority,least-waste", estimator: "binpacking"},
+		{name: "expander without estimator", expander: DefaultExpanders, estimator: "binpacking", wantErr: "needs --estimator=topology-spread"},
+		{name: "estimator without expander", expander: "least-waste", estimator: Name, wantErr: "needs topology-spread first in --expander"},
+		{name: "not first", expander: "least-waste," + Name, estimator: Name, wantErr: "must come first"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Validate(config.AutoscalingOptions{ExpanderNames: c.expander, EstimatorName: c.estimator})
+			if c.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.wantErr)
+		})
+	}
+}
+
+type flatPricing struct{}
+
+func (flatPricing) NodePrice(*corev1.Node, time.Time, time.Time) (float64, error) { return 1, nil }
+func (flatPricing) PodPrice(*corev1.Pod, time.Time, time.Time) (float64, error)   { return 0.1, nil }
+
+// buildWith runs Build for the flags with CA's default expanders over the
+// test cloud provider.
+func buildWith(t *testing.T, expanders, estimator string, declared map[string]map[string]string) (Components, *caprocessors.AutoscalingProcessors, error) {
+	t.Helper()
+	client := fake.NewSimpleClientset()
+	o := config.AutoscalingOptions{ConfigNamespace: "kube-system", ExpanderNames: expanders, EstimatorName: estimator, MaxNodesPerScaleUp: 1000}
+	kubeClients := ca_context.NewAutoscalingKubeClients(o, client, informers.NewSharedInformerFactory(client, 0))
+	cp := testprovider.NewTestCloudProviderBuilder().Build()
+	cp.SetPricingModel(flatPricing{}) // the price expander exits without one
+	f := factory.NewFactory()
+	f.RegisterDefaultExpanders(cp, kubeClients, client, o.ConfigNamespace, "", "")
+	procs := caprocessors.DefaultProcessors(o)
+	c, err := Build(Setup{Options: o, Processors: procs, Expanders: f, Spreadscale: Options{DeclaredDomains: declared}})
+	return c, procs, err
+}
+
+func TestBuildExpanderChains(t *testing.T) {
+	// Not "priority": it starts a ConfigMap reflector, which needs a real
+	// API server client rather than the fake one.
+	valid := []string{
+		DefaultExpanders,
+		Name,
+		Name + ",random",
+		Name + ",most-pods,least-waste",
+		Name + ",price,least-waste",
+		Name + ",least-nodes",
+	}
+	for _, names := range valid {
+		c, procs, err := buildWith(t, names, Name, nil)
+		require.NoError(t, err, "--expander=%s", names)
+		assert.True(t, c.Enabled, "--expander=%s", names)
+		assert.IsType(t, &Orchestrator{}, c.ScaleUpOrchestrator, "--expander=%s", names)
+		assert.IsType(t, &processors.Balancer{}, procs.NodeGroupSetProcessor, "--expander=%s", names)
+	}
+	for _, names := range []string{Name + ",nearest", Name + "," + Name, Name + ",random,least-waste"} {
+		_, _, err := buildWith(t, names, Name, nil)
+		assert.Error(t, err, "--expander=%s", names)
+	}
+}
+
+func TestBuildStockLeavesCAUntouched(t *testing.T) {
+	c, procs, err := buildWith(t, "least-waste", "binpacking", map[string]map[string]string{"ng": {"zone": "a"}})
+	require.NoError(t, err)
+	assert.False(t, c.Enabled)
+	assert.NotEqual(t, "*plugin.Orchestrator", typeName(c.ScaleUpOrchestrator))
+	assert.NotEqual(t, "*processors.Balancer", typeName(procs.NodeGroupSetProcessor))
+	assert.NotEqual(t, "*processors.DeclaredDomains", typeName(procs.TemplateNodeInfoProvider))
+}
+
+func TestBuildDeclaredDomainsWrapTemplates(t *testing.T) {
+	_, procs, err := buildWith(t, DefaultExpanders, Name, map[string]map[string]string{
+		"ng": {processors.TemplateLabelPrefix + corev1.LabelTopologyZone: "zone-b"}})
+	require.NoError(t, err)
+	dd, ok := procs.TemplateNodeInfoProvider.(*processors.DeclaredDomains)
+	require.True(t, ok, "TemplateNodeInfoProvider is %T", procs.TemplateNodeInfoProvider)
+	assert.Equal(t, map[string]map[string]string{"ng": {corev1.LabelTopologyZone: "zone-b"}}, dd.Labels)
+}
+
+func typeName(v any) string { return fmt.Sprintf("%T", v) }

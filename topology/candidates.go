@@ -1,0 +1,255 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// candidate is one place a pod could go: a planned node, or a new node of a
+// group.
+type candidate struct {
+	existing *existingState // set for an existing node
+	planned  *plannedState  // nil for a new node
+	group    *groupState
+	node     *v1.Node
+	// cost is the number of nodes the choice adds (0 reuse, 1 new node,
+	// Max for opening a zero-or-max group).
+	cost  int
+	count int  // matching pods in the candidate's domains (hostname excluded)
+	opens bool // the candidate realizes a domain the scheduler does not see yet
+	rank  int  // group order, then planned-node order
+}
+
+// place places pod on the best candidate that the Cluster accepts, or
+// records why it stays unplaced.
+func (p *planner) place(pod *v1.Pod) error {
+	c := p.classOf(pod)
+	if c.err != nil {
+		p.unplaced(pod, &Reason{Kind: ReasonInvalid, Message: c.err.Error()})
+		return nil
+	}
+	var diag diagnosis
+	valid := p.candidates(pod, c, &diag)
+	if placed, err := p.tryInOrder(pod, c, valid, &diag); placed || err != nil {
+		return err
+	}
+	p.unplaced(pod, p.explain(pod, c, &diag))
+	return nil
+}
+
+// candidates returns the places that admit pod on the scheduler view and
+// have capacity, best first; diag collects why the others do not.
+func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate {
+	var valid []candidate
+	if len(p.planned) > 0 {
+		// Existing nodes only become possible once the plan has added a
+		// node (pending pods did not fit them when the loop started).
+		for _, e := range p.existingWithRoom(pod) {
+			if c.failed[e.topo.Name] || c.counts.Admit(e.topo.Node) != nil {
+				continue
+			}
+			cand := p.candidate(c, e.topo.Node, nil, nil)
+			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing)
+			valid = append(valid, cand)
+		}
+	}
+	for _, pn := range p.planned {
+		if c.failed[pn.Name] {
+			continue
+		}
+		if r := c.counts.Admit(pn.Node); r != nil {
+			diag.spread(r, pn.Group)
+			continue
+		}
+		valid = append(valid, p.candidate(c, pn.Node, p.byGroup[pn.Group], pn))
+	}
+	for _, g := range p.groups {
+		node := p.templateNode(g)
+		if r := c.counts.AdmitNew(node); r != nil {
+			diag.spread(r, g.Name)
+			continue
+		}
+		if why := p.capacity(g); why != nil {
+			diag.capacity(why, node)
+			continue
+		}
+		valid = append(valid, p.candidate(c, node, g, nil))
+	}
+	sort.SliceStable(valid, func(i, j int) bool { return valid[i].less(&valid[j]) })
+	return valid
+}
+
+// tryInOrder binds pod to the first of valid that the Cluster accepts and
+// reports whether it did; diag collects the Cluster's rejections.
+func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid []candidate, diag *diagnosis) (bool, error) {
+	for i := range valid {
+		cand := &valid[i]
+		if cand.existing != nil {
+			name := cand.existing.topo.Name
+			if err := p.req.Cluster.Check(pod, name); err != nil {
+				if !hasRequiredPodAffinity(pod) {
+					c.failed[name] = true
+				}
+				continue
+			}
+			return true, p.bindExisting(pod, cand.existing)
+		}
+		if cand.planned != nil {
+			if err := p.req.Cluster.Check(pod, cand.planned.Name); err != nil {
+				if !hasRequiredPodAffinity(pod) {
+					// Only more pods arrive on a planned node, so a
+					// rejection stays a rejection (required pod affinity
+					// aside, which more pods can satisfy).
+					c.failed[cand.planned.Name] = true
+				}
+				diag.fit(cand.group.Name, err)
+				continue
+			}
+			return true, p.bind(pod, cand.planned)
+		}
+		if err := p.req.Cluster.CheckNew(pod, cand.group.Name, cand.node); err != nil {
+			diag.fit(cand.group.Name, err)
+			continue
+		}
+		pn, err := p.open(cand.group, cand.node)
+		if err != nil {
+			return false, err
+		}
+		if pn == nil {
+			diag.capacity(limiterReason(cand.group.Name), cand.node)
+			return false, nil
+		}
+		return true, p.bind(pod, pn)
+	}
+	return false, nil
+}
+
+func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedState) candidate {
+	cand := candidate{planned: pn, group: g, node: node}
+	s := c.spread
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if con.TopologyKey == v1.LabelHostname {
+			continue
+		}
+		v := node.Labels[con.TopologyKey]
+		cand.count += c.counts.MatchNum(i, v)
+		if pn == nil {
+			if _, known := c.counts.per[i].count[v]; !known {
+				cand.opens = true
+			}
+		}
+	}
+	switch {
+	case g == nil: // an existing node: the caller sets cost and rank
+	case pn != nil:
+		cand.rank = len(p.groups) + pn.order
+	case g.ZeroOrMax && g.Size+g.planned == 0:
+		cand.cost, cand.rank = g.Max, c.groupRank(g)
+	default:
+		cand.cost, cand.rank = 1, c.groupRank(g)
+	}
+	return cand
+}
+
+func (a *candidate) less(b *candidate) bool {
+	if a.count != b.count {
+		return a.count < b.count
+	}
+	if a.opens != b.opens {
+		return a.opens
+	}
+	if a.cost != b.cost {
+		return a.cost < b.cost
+	}
+	return a.rank < b.rank
+}
+
+// templateNode is the node group g would add next. The same node is
+// returned until g adds it (open advances g.next); callers do not modify it.
+func (p *planner) templateNode(g *groupState) *v1.Node {
+	if g.nextNode != nil && g.nextNodeAt == g.next {
+		return g.nextNode
+	}
+	name := p.nodeName(g.Name, g.next)
+	n := g.Template.DeepCopy()
+	n.Name = name
+	n.UID = ""
+	n.ResourceVersion = ""
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	n.Labels[v1.LabelHostname] = name
+	g.nextNode, g.nextNodeAt = n, g.next
+	return n
+}
+
+func (p *planner) nodeName(group string, n int) string {
+	if p.req.NodeName != nil {
+		return p.req.NodeName(group, n)
+	}
+	return fmt.Sprintf("%s-new-%d", group, n)
+}
+
+// open adds g's next node (all Max nodes of a zero-or-max group) to the
+// plan and returns the node the pod goes to; nil when the estimation
+// limiter refuses any of them (no node is added then, and none after).
+func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
+	n := 1
+	if g.ZeroOrMax && g.Size+g.planned == 0 {
+		n = g.Max
+	}
+	if p.req.Limits.AllowNode != nil {
+		for i := 0; i < n; i++ {
+			if !p.req.Limits.AllowNode(g.Name) {
+				p.limited = true
+				return nil, nil
+			}
+		}
+	}
+	if p.budget != nil {
+		p.budget.Take(g.Name, n)
+	}
+	var firstPN *plannedState
+	for i := 0; i < n; i++ {
+		node := first
+		if i > 0 {
+			node = p.templateNode(g)
+		}
+		if err := p.req.Cluster.AddNode(g.Name, node); err != nil {
+			return nil, fmt.Errorf("plan: adding node %s of group %s: %w", node.Name, g.Name, err)
+		}
+		p.version++
+		pn := &plannedState{PlannedNode: &PlannedNode{Name: node.Name, Group: g.Name, Node: node},
+			topo: &Node{Node: node, Group: g.Name, Planned: true}, order: len(p.planned)}
+		p.planned = append(p.planned, pn)
+		p.plan.Nodes = append(p.plan.Nodes, pn.PlannedNode)
+		p.plan.NewNodes[g.Name]++
+		g.planned++
+		g.next++
+		p.nodeCount++
+		for _, cnt := range p.counts {
+			cnt.AddNode(pn.topo)
+		}
+		if firstPN == nil {
+			firstPN = pn
+		}
+	}
+	return firstPN, nil
+}
+
+func (p *planner) bind(pod *v1.Pod, pn *plannedState) error {
+	if err := p.req.Cluster.AddPod(pod, pn.Name); err != nil {
+		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), pn.Name, err)
+	}
+	p.version++
+	pn.Pods = append(pn.Pods, pod)
+	pn.topo.Pods = append(pn.topo.Pods, pod)
+	for _, cnt := range p.counts {
+		cnt.AddPod(pod, pn.topo)
+	}
+	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: pn.Name, Group: pn.Group, NewNode: true})
+	return nil
+}

@@ -1,0 +1,41 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+)
+
+// capacity returns why g cannot add the node it would add next, or nil.
+func (p *planner) capacity(g *groupState) *Reason {
+	need := 1
+	if g.ZeroOrMax && g.Size+g.planned == 0 {
+		need = g.Max
+	}
+	if g.Size+g.planned+need > g.Max {
+		return &Reason{Kind: ReasonMaxSize, Group: g.Name,
+			Message: fmt.Sprintf("node group %s reached its max size %d", g.Name, g.Max)}
+	}
+	if p.limited {
+		return limiterReason(g.Name)
+	}
+	if p.budget != nil {
+		if res := p.budget.Exceeded(g.Name, need); len(res) > 0 {
+			return &Reason{Kind: ReasonResourceLimit, Group: g.Name,
+				Message: fmt.Sprintf("%d more node(s) of node group %s would exceed the cluster's %s limit", need, g.Name, strings.Join(res, ", "))}
+		}
+	}
+	l := p.req.Limits
+	if l.MaxNodesTotal > 0 && p.nodeCount+need > l.MaxNodesTotal {
+		return &Reason{Kind: ReasonClusterLimit, Group: g.Name,
+			Message: fmt.Sprintf("cluster reached max nodes total %d", l.MaxNodesTotal)}
+	}
+	if l.MaxNewNodes > 0 && len(p.plan.Nodes)+need > l.MaxNewNodes {
+		return &Reason{Kind: ReasonClusterLimit, Group: g.Name,
+			Message: fmt.Sprintf("scale-up reached max new nodes %d", l.MaxNewNodes)}
+	}
+	return nil
+}
+
+func limiterReason(group string) *Reason {
+	return &Reason{Kind: ReasonClusterLimit, Group: group, Message: "the estimation limiter allows no more new nodes in this scale-up"}
+}

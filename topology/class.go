@@ -1,0 +1,211 @@
+package topology
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// class is the planner's equivalence class of pods: same namespace,
+// controller and labels mean the same spread and, for CA, the same scheduling
+// requirements (this is how CA groups pods too).
+type class struct {
+	spread *Spread
+	counts *Counts
+	failed map[string]bool // planned nodes where Cluster rejected the class
+	err    error
+	// fitsNew records, by group, the planner's cluster version (plus one)
+	// at which the group's next node passed Cluster.CheckNew for fitPod;
+	// explain reuses it for pods with fitPod's spec while nothing changed.
+	fitsNew map[string]int
+	fitPod  *v1.Pod
+	// rank is Request.Rank for the class (nil: Universe order).
+	rank map[string]int
+	// groups is the number of groups, the rank of groups rank leaves out
+	// being groups plus their Universe index.
+	groups int
+}
+
+// groupRank is g's preference for the class's new nodes (lower first).
+func (c *class) groupRank(g *groupState) int {
+	if c.rank == nil {
+		return g.rank
+	}
+	if r, ok := c.rank[g.Name]; ok {
+		return r
+	}
+	return c.groups + g.rank
+}
+
+// SortQueueOrder sorts pods in kube-scheduler's default queue order
+// (PrioritySort): higher priority first, then earlier creation, then
+// namespace/name for a deterministic order.
+func SortQueueOrder(pods []*v1.Pod) {
+	sort.SliceStable(pods, func(i, j int) bool {
+		pi, pj := priority(pods[i]), priority(pods[j])
+		if pi != pj {
+			return pi > pj
+		}
+		ti, tj := pods[i].CreationTimestamp, pods[j].CreationTimestamp
+		if !ti.Equal(&tj) {
+			return ti.Before(&tj)
+		}
+		return podKey(pods[i]) < podKey(pods[j])
+	})
+}
+
+func priority(p *v1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
+}
+
+// ClassKey identifies a pod class: pods with the same key share their spread
+// and, for CA, their scheduling requirements. It is comparable, for use as a
+// map key.
+type ClassKey struct {
+	Namespace string
+	// ControllerUID and ControllerName identify the pod's controller.
+	ControllerUID  types.UID
+	ControllerName string
+	// Labels are the pod's labels in canonical form,
+	// labels.Set(pod.Labels).String() (sorted key=value pairs).
+	Labels string
+	// PodName and UID are set only for a pod without a controller.
+	PodName string
+	UID     types.UID
+}
+
+// ClassOf groups pods the way CA's equivalence groups do: namespace,
+// controller and labels. A pod without a controller is its own class
+// (namespace, name and UID).
+func ClassOf(pod *v1.Pod) ClassKey {
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if ref == nil {
+		return ClassKey{Namespace: pod.Namespace, PodName: pod.Name, UID: pod.UID}
+	}
+	return ClassKey{
+		Namespace:      pod.Namespace,
+		ControllerUID:  ref.UID,
+		ControllerName: ref.Name,
+		Labels:         labels.Set(pod.Labels).String(),
+	}
+}
+
+func (p *planner) classOf(pod *v1.Pod) *class {
+	key := ClassOf(pod)
+	if c, ok := p.classes[key]; ok {
+		return c
+	}
+	c := &class{failed: map[string]bool{}, groups: len(p.groups)}
+	p.classes[key] = c
+	if p.req.Rank != nil {
+		c.rank = p.req.Rank(pod)
+	}
+	s, err := NewSpread(pod, p.req.Defaults)
+	if err != nil {
+		c.err = err
+		return c
+	}
+	c.spread = s
+	sig := signature(s)
+	if cnt, ok := p.counts[sig]; ok {
+		c.counts = cnt
+	} else {
+		c.counts = p.u.Count(s)
+		for _, e := range p.existing {
+			for _, placed := range e.placed {
+				c.counts.AddPod(placed, e.topo)
+			}
+		}
+		for _, pn := range p.planned {
+			c.counts.AddNode(pn.topo)
+		}
+		p.counts[sig] = c.counts
+	}
+	return c
+}
+
+// spreadSignature is the key of signature.
+type spreadSignature struct {
+	namespace string
+	// constraints encodes every hard constraint, with whether the pod
+	// matches its selector.
+	constraints string
+	// nodeSelector and nodeAffinity are set when a constraint honors node
+	// affinity, tolerations when one honors taints.
+	nodeSelector string
+	nodeAffinity string
+	tolerations  string
+}
+
+// signature identifies pods whose Counts, and the verdicts Counts gives, are
+// the same: namespace, every field of the hard constraints, whether the pod
+// matches each selector itself, and the pod fields the inclusion policies
+// read.
+func signature(s *Spread) spreadSignature {
+	sig := spreadSignature{namespace: s.Pod.Namespace}
+	podLabels := labels.Set(s.Pod.Labels)
+	honorAffinity, honorTaints := false, false
+	var b strings.Builder
+	for i := range s.Hard {
+		c := &s.Hard[i]
+		b.WriteByte('|')
+		b.WriteString(strconv.Itoa(c.Index))
+		b.WriteByte('/')
+		b.WriteString(c.TopologyKey)
+		b.WriteByte('/')
+		b.WriteString(c.Selector.String())
+		b.WriteByte('/')
+		b.WriteString(strconv.FormatInt(int64(c.MaxSkew), 10))
+		b.WriteByte('/')
+		b.WriteString(strconv.FormatInt(int64(c.MinDomains), 10))
+		b.WriteByte('/')
+		b.WriteString(string(c.NodeAffinityPolicy))
+		b.WriteByte('/')
+		b.WriteString(string(c.NodeTaintsPolicy))
+		b.WriteByte('/')
+		b.WriteString(strconv.FormatBool(c.Selector.Matches(podLabels)))
+		honorAffinity = honorAffinity || c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor
+		honorTaints = honorTaints || c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor
+	}
+	sig.constraints = b.String()
+	if honorAffinity {
+		sig.nodeSelector = nodeSelectorKey(s.Pod.Spec.NodeSelector)
+		if a := s.Pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			sig.nodeAffinity = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.String()
+		}
+	}
+	if honorTaints {
+		var t strings.Builder
+		for i := range s.Pod.Spec.Tolerations {
+			t.WriteByte('|')
+			t.WriteString(s.Pod.Spec.Tolerations[i].String())
+		}
+		sig.tolerations = t.String()
+	}
+	return sig
+}
+
+// nodeSelectorKey is nodeSelector as sorted |key=value pairs.
+func nodeSelectorKey(nodeSelector map[string]string) string {
+	keys := make([]string, 0, len(nodeSelector))
+	for k := range nodeSelector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteByte('|')
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(nodeSelector[k])
+	}
+	return b.String()
+}
