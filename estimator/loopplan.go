@@ -23,9 +23,11 @@ type LoopPlan struct {
 	placed []*apiv1.Pod
 }
 
-// newLoopPlan wraps plan; byID holds every group the plan may scale and
-// capTotal is LoopInputs.CapTotal.
-func newLoopPlan(plan *topology.Plan, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *LoopPlan {
+// NewLoopPlan wraps the engine's plan as a loop's plan; byID holds every
+// group the plan may scale and capTotal is LoopInputs.CapTotal (nil: no
+// cap). PlanLoop builds loop plans this way; it is exported for adapters'
+// tests.
+func NewLoopPlan(plan *topology.Plan, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *LoopPlan {
 	lp := &LoopPlan{plan: plan, groups: map[string]cloudprovider.NodeGroup{}}
 	for id := range plan.NewNodes {
 		lp.groups[id] = byID[id]

@@ -104,7 +104,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 			return nil, err
 		}
 	}
-	return newLoopPlan(plan, byID, in.CapTotal), nil
+	return NewLoopPlan(plan, byID, in.CapTotal), nil
 }
 
 // anyHard reports whether some pod has a DoNotSchedule constraint (its own

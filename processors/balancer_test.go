@@ -1,0 +1,56 @@
+package processors
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
+
+	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+func TestBalancerSplitsThePlan(t *testing.T) {
+	p := testprovider.NewTestCloudProviderBuilder().Build()
+	p.AddNodeGroup("ng-a", 0, 10, 1)
+	p.AddNodeGroup("ng-b", 0, 10, 1)
+	p.AddNodeGroup("ng-c", 0, 2, 1) // room for 1
+	p.AddNodeGroup("ng-d", 0, 10, 0)
+	byID := map[string]cloudprovider.NodeGroup{}
+	for _, g := range p.NodeGroups() {
+		byID[g.Id()] = g
+	}
+	plan := &topology.Plan{NewNodes: map[string]int{"ng-a": 3, "ng-b": 2, "ng-c": 2}}
+	for g, n := range plan.NewNodes {
+		for i := 0; i < n; i++ {
+			plan.Nodes = append(plan.Nodes, &topology.PlannedNode{Name: g, Group: g})
+		}
+	}
+	current := &estimator.Current{}
+	b := &Balancer{Inner: &nodegroupset.BalancingNodeGroupSetProcessor{}, Current: current}
+	split := func(chosen string, newNodes int) map[string]int {
+		infos, err := b.BalanceScaleUpBetweenGroups(nil, []cloudprovider.NodeGroup{byID[chosen]}, newNodes)
+		require.Nil(t, err)
+		out := map[string]int{}
+		for _, i := range infos {
+			out[i.Group.Id()] = i.NewSize - i.CurrentSize
+		}
+		return out
+	}
+
+	// Without a plan the inner balancer decides (one group: all to it).
+	assert.Equal(t, map[string]int{"ng-d": 4}, split("ng-d", 4))
+
+	current.Set(estimator.NewLoopPlan(plan, byID, nil))
+	defer current.Set(nil)
+	assert.Equal(t, map[string]int{"ng-a": 3, "ng-b": 2, "ng-c": 1}, split("ng-b", 7), "every plan group, never past max size")
+	assert.Equal(t, map[string]int{"ng-a": 3, "ng-b": 1}, split("ng-a", 4), "CA's cap cuts the last groups")
+	assert.Equal(t, map[string]int{"ng-d": 2}, split("ng-d", 2), "a group outside the plan is CA's")
+
+	similar, err := b.FindSimilarNodeGroups(nil, byID["ng-a"], nil)
+	require.Nil(t, err)
+	assert.Empty(t, similar, "plan groups have no similar groups of their own")
+}
