@@ -36,8 +36,10 @@ var _ scaleup.Orchestrator = &Orchestrator{}
 //     gives --max-nodes-total, --max-nodes-per-scaleup and the binpacking
 //     duration;
 //  2. publishes it as one immutable value (estimator.Current) for the
-//     estimator, the expander filter and the balancer, and runs CA's own
-//     ScaleUp, which executes it as one option split across groups;
+//     estimator, the expander filter, the group list processor and the
+//     balancer, and runs CA's own ScaleUp, which evaluates only the plan's
+//     groups and executes the plan as one option split across them (when
+//     CA finds no option among them, the loop runs again as stock CA);
 //  3. checks the groups' target sizes afterwards and reports the pods whose
 //     planned nodes CA did not add (capped or failed) as remaining
 //     unschedulable, instead of leaving them silently waiting.
@@ -88,9 +90,18 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 	o.current.Set(plan)
 	defer o.current.Set(nil)
 	st, aerr := o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
-	if plan != nil && st != nil {
-		reconcile(plan, sizes, st)
+	if plan == nil || st == nil {
+		return st, aerr
 	}
+	if aerr == nil && st.Result == status.ScaleUpNoOptionsAvailable && plan.TotalNewNodes() > 0 {
+		// CA's own per-group check rejected every plan group (CA was only
+		// offered those, see processors.PlanGroups): run the loop as stock
+		// CA over every group, as if there were no plan.
+		klog.V(1).Infof("topology-spread: CA found no option among the plan's groups %v; this loop runs as stock CA", plan.GroupIDs())
+		o.current.Set(nil)
+		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
+	}
+	reconcile(plan, sizes, st)
 	return st, aerr
 }
 

@@ -20,6 +20,7 @@ import (
 	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroups"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 	"sigs.k8s.io/yaml"
@@ -196,8 +197,9 @@ func binpackingBuilder(o config.AutoscalingOptions) (caestimator.EstimatorBuilde
 	return b, nil
 }
 
-// wrapProcessors installs the declared-domains template provider and the
-// plan-following balancer around the processors already in procs.
+// wrapProcessors installs the declared-domains template provider, the
+// plan-following balancer and the plan-groups list processor around the
+// processors already in procs.
 func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimator.Current, declared map[string]map[string]string) {
 	if len(declared) > 0 && procs.TemplateNodeInfoProvider != nil {
 		labels := make(map[string]map[string]string, len(declared))
@@ -211,6 +213,11 @@ func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimato
 		inner = &nodegroupset.NoOpNodeGroupSetProcessor{}
 	}
 	procs.NodeGroupSetProcessor = &processors.Balancer{Inner: inner, Current: current}
+	list := procs.NodeGroupListProcessor
+	if list == nil {
+		list = &nodegroups.NoOpNodeGroupListProcessor{}
+	}
+	procs.NodeGroupListProcessor = &processors.PlanGroups{Inner: list, Current: current}
 }
 
 // ParseDeclaredDomains parses a declared-domains file: YAML or JSON mapping a

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroups"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 
 	"github.com/spreadscale/spreadscale/estimator"
@@ -53,4 +54,33 @@ func TestBalancerSplitsThePlan(t *testing.T) {
 	similar, err := b.FindSimilarNodeGroups(nil, byID["ng-a"], nil)
 	require.Nil(t, err)
 	assert.Empty(t, similar, "plan groups have no similar groups of their own")
+}
+
+func TestPlanGroupsOffersOnlyThePlansGroups(t *testing.T) {
+	p := testprovider.NewTestCloudProviderBuilder().Build()
+	for _, id := range []string{"ng-a", "ng-b", "ng-c"} {
+		p.AddNodeGroup(id, 0, 10, 0)
+	}
+	byID := map[string]cloudprovider.NodeGroup{}
+	for _, g := range p.NodeGroups() {
+		byID[g.Id()] = g
+	}
+	current := &estimator.Current{}
+	list := &PlanGroups{Inner: &nodegroups.NoOpNodeGroupListProcessor{}, Current: current}
+	ids := func() []string {
+		gs, _, err := list.Process(nil, []cloudprovider.NodeGroup{byID["ng-a"], byID["ng-b"], byID["ng-c"]}, nil, nil)
+		require.NoError(t, err)
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.Id())
+		}
+		return out
+	}
+	assert.Equal(t, []string{"ng-a", "ng-b", "ng-c"}, ids(), "no plan: every group")
+	current.Set(estimator.NewLoopPlan(&topology.Plan{NewNodes: map[string]int{}}, byID, nil))
+	assert.Equal(t, []string{"ng-a", "ng-b", "ng-c"}, ids(), "a plan without nodes: every group")
+	plan := &topology.Plan{NewNodes: map[string]int{"ng-c": 1, "ng-a": 1},
+		Nodes: []*topology.PlannedNode{{Name: "x", Group: "ng-c"}, {Name: "y", Group: "ng-a"}}}
+	current.Set(estimator.NewLoopPlan(plan, byID, nil))
+	assert.Equal(t, []string{"ng-a", "ng-c"}, ids(), "the plan's groups, in CA's order")
 }
