@@ -30,12 +30,18 @@ func (p *planner) place(pod *v1.Pod) error {
 		p.unplaced(pod, &Reason{Kind: ReasonInvalid, Message: c.err.Error()})
 		return nil
 	}
+	if r := c.cappedReason(pod, p.version); r != nil {
+		p.unplaced(pod, r)
+		return nil
+	}
 	var diag diagnosis
 	valid := p.candidates(pod, c, &diag)
 	if placed, err := p.tryInOrder(pod, c, valid, &diag); placed || err != nil {
 		return err
 	}
-	p.unplaced(pod, p.explain(pod, c, &diag))
+	r := p.explain(pod, c, &diag)
+	p.unplaced(pod, r)
+	c.recordCapped(pod, r, p.version)
 	return nil
 }
 

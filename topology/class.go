@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,6 +25,11 @@ type class struct {
 	// explain reuses it for pods with fitPod's spec while nothing changed.
 	fitsNew map[string]int
 	fitPod  *v1.Pod
+	// capped is the limit reason of the class's last unplaced pod, cappedPod
+	// that pod and cappedAt the planner's version (plus one) then.
+	capped    *Reason
+	cappedPod *v1.Pod
+	cappedAt  int
 	// rank is Request.Rank for the class (nil: Universe order).
 	rank map[string]int
 	// groups is the number of groups, the rank of groups rank leaves out
@@ -208,4 +214,34 @@ func nodeSelectorKey(nodeSelector map[string]string) string {
 		b.WriteString(nodeSelector[k])
 	}
 	return b.String()
+}
+
+// limitKinds are the reasons that name no pod: a limit (max size, node
+// count, resources) stopped the plan.
+var limitKinds = map[ReasonKind]bool{ReasonMaxSize: true, ReasonClusterLimit: true, ReasonResourceLimit: true}
+
+// recordCapped remembers r, the reason pod stays unplaced, when a limit
+// caused it.
+func (c *class) recordCapped(pod *v1.Pod, r *Reason, version int) {
+	if !limitKinds[r.Kind] || hasRequiredPodAffinity(pod) {
+		c.capped = nil
+		return
+	}
+	c.capped, c.cappedPod, c.cappedAt = r, pod, version+1
+}
+
+// cappedReason returns the class's limit reason for pod when the planner
+// has not changed since the class's last pod was capped (no node or pod
+// added: version) and pod has that pod's spec. The planner would then try
+// the very same candidates and fail them the same way, so the pods of a
+// capped class cost a comparison each instead of a planning attempt (with
+// --max-nodes-per-scaleup reached, thousands of pods can be left).
+func (c *class) cappedReason(pod *v1.Pod, version int) *Reason {
+	if c.capped == nil || c.cappedAt != version+1 {
+		return nil
+	}
+	if c.cappedPod != pod && !equality.Semantic.DeepEqual(c.cappedPod.Spec, pod.Spec) {
+		return nil
+	}
+	return c.capped
 }
