@@ -100,6 +100,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 		if err := cluster.Reset(); err != nil {
 			return nil, err
 		}
+		req.Limits = limits(in) // a fresh binpacking deadline for the final plan
 		if plan, err = topology.PlanScaleUp(req); err != nil {
 			return nil, err
 		}
@@ -161,7 +162,8 @@ func universe(in LoopInputs) (*topology.Universe, map[string]cloudprovider.NodeG
 	return u, byID, templates, nil
 }
 
-// limits are the plan's node and resource limits.
+// limits are the plan's node and resource limits; the binpacking duration
+// bounds one planning pass from now, as CA bounds one group's estimation.
 func limits(in LoopInputs) topology.Limits {
 	l := topology.Limits{MaxNodesTotal: in.MaxNodesTotal, MaxNewNodes: in.MaxNewNodes, Resources: in.Resources}
 	if d := in.BinpackingDuration; d > 0 {
