@@ -1,6 +1,7 @@
 // Package examples_test runs every example of this directory through the
 // simulation in spreadscale mode (spreadsim's default: expander chain
-// topology-spread,least-waste, seed 1) and checks its outcome exactly.
+// topology-spread,least-waste, seed 1; the spot and on-demand example with
+// the priority expander, in both modes) and checks its outcome exactly.
 package examples_test
 
 import (
@@ -33,7 +34,13 @@ func simulate(t *testing.T, file string) (sim.Scenario, *sim.Result) {
 // run runs s in spreadscale mode with seed 1.
 func run(t *testing.T, s sim.Scenario) *sim.Result {
 	t.Helper()
-	res, err := sim.Run(context.Background(), s, sim.Config{Spreadscale: true, Seed: 1})
+	return runWith(t, s, sim.Config{Spreadscale: true, Seed: 1})
+}
+
+// runWith runs s with cfg.
+func runWith(t *testing.T, s sim.Scenario, cfg sim.Config) *sim.Result {
+	t.Helper()
+	res, err := sim.Run(context.Background(), s, cfg)
 	if err != nil {
 		t.Fatalf("sim.Run: %v", err)
 	}
@@ -145,15 +152,15 @@ func TestRedisCluster3Zones(t *testing.T) {
 }
 
 // A tainted GPU group: the zone-spread web pods, which do not tolerate the
-// taint, scale only the three CPU groups (one loop, all zones at once);
-// the tolerating trainer pods scale only the GPU group, in the next loop
-// (CA scales one group per loop for pods without spread constraints).
+// taint, scale only the three CPU groups (all zones at once); the
+// tolerating trainer pods scale only the GPU group, in the same loop (the
+// loop's plan places every pending pod, with or without spread
+// constraints).
 func TestGPUTaintedGroup(t *testing.T) {
 	_, res := simulate(t, "gpu-tainted-group.yaml")
 	expectEqual(t, "bound before loop 1", boundBefore(res), 2)
 	expectEqual(t, "loops", loops(res), []string{
-		"cpu-us-east-1a 1->2, cpu-us-east-1b 1->2, cpu-us-east-1c 0->2 | bound 4",
-		"gpu-us-east-1a 0->1 | bound 2",
+		"cpu-us-east-1a 1->2, cpu-us-east-1b 1->2, cpu-us-east-1c 0->2, gpu-us-east-1a 0->1 | bound 6",
 	})
 	expectEqual(t, "groups", groups(res), []string{"cpu-us-east-1a 1->2", "cpu-us-east-1b 1->2", "cpu-us-east-1c 0->2", "gpu-us-east-1a 0->1"})
 	expectEqual(t, "web pods per zone", countBy(t, res, "shop", "app=web", zoneKey),
@@ -249,4 +256,47 @@ func TestClusterDump(t *testing.T) {
 		}
 	}
 	expectNoPending(t, res)
+}
+
+// Spot before on-demand in three zones, every group at size 0, nine
+// zone-spread api pods (1 CPU) pending, and the priority expander's
+// ConfigMap preferring the 16-CPU spot groups to the 2-CPU on-demand ones.
+//
+// Stock cluster-autoscaler with --expander=priority (seed 1) honours the
+// priorities but evaluates one group's template at a time, so the zone it
+// picks is the only domain: one loop adds one spot node in us-east-1b and
+// all nine pods land there.
+//
+// spreadscale with --expander=topology-spread,priority puts each zone's
+// share on that zone's preferred (spot) group in one loop: one spot node
+// per zone, three api pods on each, no on-demand node.
+func TestSpotAndOnDemand3Zones(t *testing.T) {
+	s, err := load.Files("spot-and-on-demand-3-zones.yaml")
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if s.PriorityConfigMap == nil || len(s.NodeGroups) != 6 || len(s.Pods) != 9 {
+		t.Fatalf("loaded %d groups, %d pods, priority ConfigMap %v", len(s.NodeGroups), len(s.Pods), s.PriorityConfigMap != nil)
+	}
+
+	t.Run("stock priority", func(t *testing.T) {
+		res := runWith(t, s, sim.Config{Expander: "priority", Seed: 1})
+		expectEqual(t, "loops", loops(res), []string{"spot-m5-4xlarge-us-east-1b 0->1 | bound 9"})
+		expectEqual(t, "api pods per zone", countBy(t, res, "shop", "app=api", zoneKey), map[string]int{"us-east-1b": 9})
+		expectEqual(t, "api pods per capacity type", countBy(t, res, "shop", "app=api", "capacity-type"), map[string]int{"spot": 9})
+		expectNoPending(t, res)
+	})
+
+	// The outcome issue 9 specifies; it needs the planner to let the
+	// priority expander choose the group inside each zone.
+	t.Run("spreadscale topology-spread,priority", func(t *testing.T) {
+		res := runWith(t, s, sim.Config{Spreadscale: true, Expander: "topology-spread,priority", Seed: 1})
+		expectEqual(t, "loops", loops(res), []string{
+			"spot-m5-4xlarge-us-east-1a 0->1, spot-m5-4xlarge-us-east-1b 0->1, spot-m5-4xlarge-us-east-1c 0->1 | bound 9",
+		})
+		expectEqual(t, "api pods per zone", countBy(t, res, "shop", "app=api", zoneKey),
+			map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+		expectEqual(t, "api pods per capacity type", countBy(t, res, "shop", "app=api", "capacity-type"), map[string]int{"spot": 9})
+		expectNoPending(t, res)
+	})
 }

@@ -43,15 +43,15 @@ const (
 )
 
 // caExpanders are the expanders of cluster-autoscaler 1.33 the simulation
-// can build; plugin.Name is added in spreadscale mode.
-var caExpanders = []string{"random", "most-pods", "least-waste", "least-nodes"}
+// can build; plugin.Name is added in spreadscale mode. "price" needs every
+// NodeGroup's spec.price and "priority" the ConfigMap
+// kube-system/cluster-autoscaler-priority-expander in the input.
+var caExpanders = []string{"random", "most-pods", "least-waste", "least-nodes", "price", "priority"}
 
 // unsupportedExpanders are cluster-autoscaler expanders that need something
 // the simulation does not have.
 var unsupportedExpanders = map[string]string{
-	"price":    "it needs a cloud provider pricing model",
-	"grpc":     "it needs an external expander server",
-	"priority": "it reads its priorities from a ConfigMap watched through an API server",
+	"grpc": "it needs an external expander server",
 }
 
 // options are the parsed command line.
@@ -111,6 +111,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	scenario.MaxNodesTotal = opts.maxNodesTotal
+	if problems := expanderInputProblems(scenario, opts); len(problems) > 0 {
+		fmt.Fprintf(stderr, "spreadsim: invalid input:\n")
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "  %s\n", p)
+		}
+		return exitUsage
+	}
 
 	ctx := context.Background()
 	rep := &report{scenario: scenario, name: name, seed: opts.seed, maxLoops: opts.maxLoops}

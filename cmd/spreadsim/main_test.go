@@ -77,6 +77,12 @@ type jsonResult struct {
 		Name      string `json:"name"`
 		Reason    string `json:"reason"`
 	} `json:"unschedulable"`
+	Cost struct {
+		NewNodes    map[string]int `json:"newNodes"`
+		IdleCPU     string         `json:"idleCPU"`
+		IdleMemory  string         `json:"idleMemory"`
+		CostPerHour *float64       `json:"costPerHour"`
+	} `json:"cost"`
 }
 
 // keysOf returns the sorted keys of a JSON object.
@@ -107,7 +113,7 @@ func TestJSONSchema(t *testing.T) {
 		t.Fatalf("top-level keys = %v", got)
 	}
 	for _, side := range []string{"result", "stock"} {
-		if got := keysOf(t, top[side]); !reflect.DeepEqual(got, []string{"loops", "nodeGroups", "pods", "unschedulable"}) {
+		if got := keysOf(t, top[side]); !reflect.DeepEqual(got, []string{"cost", "loops", "nodeGroups", "pods", "unschedulable"}) {
 			t.Errorf("%s keys = %v", side, got)
 		}
 		var res struct {
@@ -115,6 +121,7 @@ func TestJSONSchema(t *testing.T) {
 			NodeGroups    []json.RawMessage `json:"nodeGroups"`
 			Pods          []json.RawMessage `json:"pods"`
 			Unschedulable json.RawMessage   `json:"unschedulable"`
+			Cost          json.RawMessage   `json:"cost"`
 		}
 		decodeStrict(t, top[side], &res)
 		if string(res.Unschedulable) != "[]" {
@@ -128,6 +135,9 @@ func TestJSONSchema(t *testing.T) {
 		}
 		if got := keysOf(t, res.Pods[0]); !reflect.DeepEqual(got, []string{"loop", "name", "namespace", "node", "nodeGroup"}) {
 			t.Errorf("%s.pods[0] keys = %v", side, got)
+		}
+		if got := keysOf(t, res.Cost); !reflect.DeepEqual(got, []string{"costPerHour", "idleCPU", "idleMemory", "newNodes"}) {
+			t.Errorf("%s.cost keys = %v", side, got)
 		}
 	}
 
@@ -162,6 +172,11 @@ func TestJSONSchema(t *testing.T) {
 	}
 	if want := map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}; !reflect.DeepEqual(perGroup, want) {
 		t.Errorf("placements per group = %v, want %v", perGroup, want)
+	}
+	// Four new 2-CPU 8Gi nodes at 0.096 per hour hold the four 1.5-CPU 1Gi
+	// pods.
+	if c := r.Cost; !reflect.DeepEqual(c.NewNodes, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}) || c.IdleCPU != "2" || c.IdleMemory != "28Gi" || c.CostPerHour == nil || *c.CostPerHour != 0.384 {
+		t.Errorf("cost = %+v, want 4 new nodes, 2 CPUs and 28Gi idle, 0.384 per hour", c)
 	}
 	if doc.Stock == nil || len(doc.Stock.Loops) < 2 || len(doc.Stock.Unschedulable) != 0 {
 		t.Errorf("stock = %+v, want at least 2 loops and nothing pending", doc.Stock)
@@ -226,6 +241,8 @@ func TestTableCompare(t *testing.T) {
 		"1     ng-b 1->2 (bound 1)  ng-a 1->2, ng-b 1->2, ng-c 0->2 (bound 4)\n",
 		"GROUP  ZONE        MIN  MAX  BEFORE  STOCK  SPREADSCALE\n",
 		"ng-c   us-east-1c  0    10   0       2      2\n",
+		"COST OF NEW NODES\n               STOCK                      SPREADSCALE\nnew nodes      ng-a +1, ng-b +1, ng-c +2  ng-a +1, ng-b +1, ng-c +2\n",
+		"idle CPU       2                          2\nidle memory    28Gi                       28Gi\ncost per hour  0.384                      0.384\n",
 		"MATCHING PODS PER topology.kubernetes.io/zone\n",
 		"Deployment default/web  us-east-1a  1       2      2\n",
 		"                        us-east-1c  0       2      2\n",
@@ -379,9 +396,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-o", "xml"}, `-o "xml": want table, json or yaml`},
 		{[]string{"--max-loops", "0"}, "--max-loops 0: must be at least 1"},
 		{[]string{"--max-nodes-total", "-1"}, "--max-nodes-total -1: must not be negative"},
-		{[]string{"--expander", "price"}, `--expander: expander "price" is not supported by the simulation`},
+		{[]string{"--expander", "grpc"}, `--expander: expander "grpc" is not supported by the simulation`},
 		{[]string{"--expander", "cheapest"}, `--expander: unknown expander "cheapest"`},
-		{[]string{"--compare", "--stock-expander", "least-waste,priority"}, `--stock-expander: expander "priority" is not supported by the simulation`},
+		{[]string{"--compare", "--stock-expander", "least-waste,grpc"}, `--stock-expander: expander "grpc" is not supported by the simulation`},
 		{[]string{"--expander", "least-waste,"}, `--expander "least-waste,": empty expander name`},
 		{[]string{"--compare", "--stock-expander", "topology-spread"}, `--stock-expander: "topology-spread" is spreadscale's expander`},
 		{[]string{"--max-loops", "many"}, `invalid value "many" for flag -max-loops`},

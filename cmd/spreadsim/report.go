@@ -60,6 +60,8 @@ type Result struct {
 	Pods []Placement `json:"pods"`
 	// Unschedulable lists the pods still pending at the end.
 	Unschedulable []Pending `json:"unschedulable"`
+	// Cost is what the nodes the run added cost and leave idle.
+	Cost Cost `json:"cost"`
 }
 
 // Loop is what one cluster-autoscaler loop did.
@@ -101,9 +103,10 @@ type Pending struct {
 	Reason    string `json:"reason"`
 }
 
-// toResult converts a sim.Result to its output form.
-func toResult(res *sim.Result) *Result {
+// toResult converts a sim.Result of scenario s to its output form.
+func toResult(s sim.Scenario, res *sim.Result) *Result {
 	out := &Result{
+		Cost:          costOf(s, res),
 		Loops:         make([]Loop, 0, len(res.Loops)),
 		NodeGroups:    make([]GroupSize, 0, len(res.NodeGroups)),
 		Pods:          make([]Placement, 0, len(res.Pods)),
@@ -132,10 +135,10 @@ func toResult(res *sim.Result) *Result {
 func (r *report) output() *Output {
 	out := &Output{}
 	if run := r.run(modeSpreadscale); run != nil {
-		out.Result = toResult(run.res)
+		out.Result = toResult(r.scenario, run.res)
 	}
 	if run := r.run(modeStock); run != nil {
-		out.Stock = toResult(run.res)
+		out.Stock = toResult(r.scenario, run.res)
 	}
 	return out
 }

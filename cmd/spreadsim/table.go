@@ -9,8 +9,6 @@ import (
 	"text/tabwriter"
 
 	apiv1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/topology"
@@ -32,8 +30,9 @@ func (r *report) columns() []*namedRun {
 }
 
 // writeTable writes the report for a person: the scale-ups of each loop,
-// every group's size, per topology domain the matching pods of each
-// workload that had pending pods, the pods left pending, and a verdict.
+// every group's size, the cost of the new nodes, per topology domain the
+// matching pods of each workload that had pending pods, the pods left
+// pending, and a verdict.
 func writeTable(w io.Writer, r *report) error {
 	cols := r.columns()
 	spreads := pendingSpreads(r.scenario)
@@ -53,93 +52,13 @@ func writeTable(w io.Writer, r *report) error {
 	}
 	b.WriteString("\n")
 
-	b.WriteString("\nSCALE-UPS\n")
-	tw := newTab(&b)
-	header := []string{"LOOP"}
-	for _, c := range cols {
-		header = append(header, fmt.Sprintf("%s (%s)", strings.ToUpper(c.mode), c.expander))
-	}
-	row(tw, header...)
-	if cells, some := loopZero(cols); some {
-		row(tw, append([]string{"0"}, cells...)...)
-	}
-	maxLoops := 0
-	for _, c := range cols {
-		maxLoops = max(maxLoops, len(c.res.Loops))
-	}
-	for i := 0; i < maxLoops; i++ {
-		cells := []string{fmt.Sprint(i + 1)}
-		for _, c := range cols {
-			cells = append(cells, loopCell(c.res, i))
-		}
-		row(tw, cells...)
-	}
-	if maxLoops == 0 {
-		row(tw, "-", "no loop ran: nothing was pending after the scheduler's first pass")
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-
-	b.WriteString("\nNODE GROUPS\n")
-	tw = newTab(&b)
-	zones := len(domainValues(r, zoneKey)) > 0
-	header = []string{"GROUP"}
-	if zones {
-		header = append(header, "ZONE")
-	}
-	header = append(header, "MIN", "MAX", "BEFORE")
-	for _, c := range cols {
-		header = append(header, strings.ToUpper(c.mode))
-	}
-	row(tw, header...)
-	for i, g := range r.scenario.NodeGroups {
-		cells := []string{g.Name}
-		if zones {
-			zone, ok := templateLabel(g, zoneKey)
-			if !ok {
-				zone = "-"
-			}
-			cells = append(cells, zone)
-		}
-		cells = append(cells, fmt.Sprint(g.MinSize), fmt.Sprint(g.MaxSize), fmt.Sprint(cols[0].res.NodeGroups[i].From))
-		for _, c := range cols {
-			cells = append(cells, fmt.Sprint(c.res.NodeGroups[i].To))
-		}
-		row(tw, cells...)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-
-	for _, key := range domainKeys(r, spreads) {
-		fmt.Fprintf(&b, "\nMATCHING PODS PER %s\n", key)
-		tw = newTab(&b)
-		header = []string{"WORKLOAD", "DOMAIN", "BEFORE"}
-		for _, c := range cols {
-			header = append(header, strings.ToUpper(c.mode))
-		}
-		row(tw, header...)
-		domains := domainValues(r, key)
-		for _, w := range workloadsFor(r.scenario, key) {
-			before := w.count(key, r.scenario.Nodes, r.scenario.Pods)
-			var after []map[string]int
-			for _, c := range cols {
-				after = append(after, w.count(key, c.res.Nodes, c.res.BoundPods))
-			}
-			for di, d := range domains {
-				name := ""
-				if di == 0 {
-					name = w.name
-				}
-				cells := []string{name, d, fmt.Sprint(before[d])}
-				for _, a := range after {
-					cells = append(cells, fmt.Sprint(a[d]))
-				}
-				row(tw, cells...)
-			}
-		}
-		if err := tw.Flush(); err != nil {
+	for _, section := range []func() error{
+		func() error { return writeScaleUps(&b, cols) },
+		func() error { return writeGroups(&b, r, cols) },
+		func() error { return writeCost(&b, r.scenario, cols) },
+		func() error { return writeDomains(&b, r, cols, spreads) },
+	} {
+		if err := section(); err != nil {
 			return err
 		}
 	}
@@ -169,6 +88,106 @@ func writeTable(w io.Writer, r *report) error {
 	}
 	_, err := io.WriteString(w, strings.Join(lines, "\n"))
 	return err
+}
+
+// writeScaleUps writes the SCALE-UPS section: per loop, each column's
+// scale-ups and the pods bound after them.
+func writeScaleUps(b *strings.Builder, cols []*namedRun) error {
+	b.WriteString("\nSCALE-UPS\n")
+	tw := newTab(b)
+	header := []string{"LOOP"}
+	for _, c := range cols {
+		header = append(header, fmt.Sprintf("%s (%s)", strings.ToUpper(c.mode), c.expander))
+	}
+	row(tw, header...)
+	if cells, some := loopZero(cols); some {
+		row(tw, append([]string{"0"}, cells...)...)
+	}
+	maxLoops := 0
+	for _, c := range cols {
+		maxLoops = max(maxLoops, len(c.res.Loops))
+	}
+	for i := 0; i < maxLoops; i++ {
+		cells := []string{fmt.Sprint(i + 1)}
+		for _, c := range cols {
+			cells = append(cells, loopCell(c.res, i))
+		}
+		row(tw, cells...)
+	}
+	if maxLoops == 0 {
+		row(tw, "-", "no loop ran: nothing was pending after the scheduler's first pass")
+	}
+	return tw.Flush()
+}
+
+// writeGroups writes the NODE GROUPS section: every group's zone, bounds,
+// initial size and final size per column.
+func writeGroups(b *strings.Builder, r *report, cols []*namedRun) error {
+	b.WriteString("\nNODE GROUPS\n")
+	tw := newTab(b)
+	zones := len(domainValues(r, zoneKey)) > 0
+	header := []string{"GROUP"}
+	if zones {
+		header = append(header, "ZONE")
+	}
+	header = append(header, "MIN", "MAX", "BEFORE")
+	for _, c := range cols {
+		header = append(header, strings.ToUpper(c.mode))
+	}
+	row(tw, header...)
+	for i, g := range r.scenario.NodeGroups {
+		cells := []string{g.Name}
+		if zones {
+			zone, ok := templateLabel(g, zoneKey)
+			if !ok {
+				zone = "-"
+			}
+			cells = append(cells, zone)
+		}
+		cells = append(cells, fmt.Sprint(g.MinSize), fmt.Sprint(g.MaxSize), fmt.Sprint(cols[0].res.NodeGroups[i].From))
+		for _, c := range cols {
+			cells = append(cells, fmt.Sprint(c.res.NodeGroups[i].To))
+		}
+		row(tw, cells...)
+	}
+	return tw.Flush()
+}
+
+// writeDomains writes one MATCHING PODS PER <key> section per domain key:
+// per workload and domain, the matching pods before and per column after.
+func writeDomains(b *strings.Builder, r *report, cols []*namedRun, spreads []*topology.Spread) error {
+	for _, key := range domainKeys(r, spreads) {
+		fmt.Fprintf(b, "\nMATCHING PODS PER %s\n", key)
+		tw := newTab(b)
+		header := []string{"WORKLOAD", "DOMAIN", "BEFORE"}
+		for _, c := range cols {
+			header = append(header, strings.ToUpper(c.mode))
+		}
+		row(tw, header...)
+		domains := domainValues(r, key)
+		for _, w := range workloadsFor(r.scenario, key) {
+			before := w.count(key, r.scenario.Nodes, r.scenario.Pods)
+			var after []map[string]int
+			for _, c := range cols {
+				after = append(after, w.count(key, c.res.Nodes, c.res.BoundPods))
+			}
+			for di, d := range domains {
+				name := ""
+				if di == 0 {
+					name = w.name
+				}
+				cells := []string{name, d, fmt.Sprint(before[d])}
+				for _, a := range after {
+					cells = append(cells, fmt.Sprint(a[d]))
+				}
+				row(tw, cells...)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // templateLabel is the value of key on the nodes group g adds (its
@@ -299,122 +318,6 @@ func pendingSpreads(s sim.Scenario) []*topology.Spread {
 		if !seen[sig] {
 			seen[sig] = true
 			out = append(out, sp)
-		}
-	}
-	return out
-}
-
-// workload is a set of pods pending at the start that a per-domain table
-// shows as one row group: the pods spreading with the same selector, or,
-// for pods without DoNotSchedule constraints, the pods of one controller.
-type workload struct {
-	name      string
-	namespace string
-	// selector picks the pods counted: the pending pods' spread selector;
-	// nil counts the members.
-	selector labels.Selector
-	// members are the pending pods ("namespace/name").
-	members map[string]bool
-}
-
-// workloadsFor groups the pending pods of s for the table of domain key,
-// in input order. A pod with DoNotSchedule constraints joins the group of
-// its namespace and the selector of its constraint on key (or of its
-// first one); other pods group by controller (the Deployment for the
-// ReplicaSets it owns), or stand alone.
-func workloadsFor(s sim.Scenario, key string) []*workload {
-	var out []*workload
-	byKey := map[string]*workload{}
-	owners := map[string][]string{}
-	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" {
-			continue
-		}
-		owner := ownerName(p)
-		var sel labels.Selector
-		if sp, err := topology.NewSpread(p, nil); err == nil && sp.HasHard() {
-			sel = sp.Hard[0].Selector
-			for _, c := range sp.Hard {
-				if c.TopologyKey == key {
-					sel = c.Selector
-					break
-				}
-			}
-		}
-		k := "owner " + owner
-		if sel != nil {
-			k = "selector " + p.Namespace + " " + sel.String()
-		}
-		w, ok := byKey[k]
-		if !ok {
-			w = &workload{namespace: p.Namespace, selector: sel, members: map[string]bool{}}
-			byKey[k] = w
-			out = append(out, w)
-		}
-		w.members[p.Namespace+"/"+p.Name] = true
-		if !slices.Contains(owners[k], owner) {
-			owners[k] = append(owners[k], owner)
-		}
-	}
-	for k, w := range byKey {
-		switch o := owners[k]; {
-		case len(o) == 1:
-			w.name = o[0]
-		default:
-			w.name = fmt.Sprintf("pods %s in %s (%s)", w.selector, w.namespace, ownerKinds(o))
-		}
-	}
-	return out
-}
-
-// ownerKinds summarizes owner names "<Kind> <namespace>/<name>": "3
-// StatefulSets" when they share a kind, "3 owners" otherwise.
-func ownerKinds(owners []string) string {
-	kind, _, _ := strings.Cut(owners[0], " ")
-	for _, o := range owners[1:] {
-		if k, _, _ := strings.Cut(o, " "); k != kind {
-			return fmt.Sprintf("%d owners", len(owners))
-		}
-	}
-	return fmt.Sprintf("%d %ss", len(owners), kind)
-}
-
-// ownerName names a pod's controller, "<Kind> <namespace>/<name>" (the
-// Deployment of a ReplicaSet named "<deployment>-<hash>" whose pods carry
-// pod-template-hash=<hash>), or the pod itself when it has none.
-func ownerName(p *apiv1.Pod) string {
-	if ref := metav1.GetControllerOf(p); ref != nil {
-		if h := p.Labels["pod-template-hash"]; ref.Kind == "ReplicaSet" && h != "" && strings.HasSuffix(ref.Name, "-"+h) {
-			return "Deployment " + p.Namespace + "/" + strings.TrimSuffix(ref.Name, "-"+h)
-		}
-		return ref.Kind + " " + p.Namespace + "/" + ref.Name
-	}
-	return "Pod " + p.Namespace + "/" + p.Name
-}
-
-// count returns the workload's counted bound pods per value of key over
-// nodes: pods of its namespace its selector matches (or its members), on
-// nodes that carry key.
-func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map[string]int {
-	domain := map[string]string{}
-	for _, n := range nodes {
-		if v, ok := n.Labels[key]; ok {
-			domain[n.Name] = v
-		}
-	}
-	out := map[string]int{}
-	for _, p := range pods {
-		d, ok := domain[p.Spec.NodeName]
-		if p.Spec.NodeName == "" || !ok || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
-			continue
-		}
-		switch {
-		case w.selector != nil:
-			if p.Namespace == w.namespace && !w.selector.Empty() && w.selector.Matches(labels.Set(p.Labels)) {
-				out[d]++
-			}
-		case w.members[p.Namespace+"/"+p.Name]:
-			out[d]++
 		}
 	}
 	return out

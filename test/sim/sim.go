@@ -51,6 +51,12 @@ type NodeGroup struct {
 	// "k8s.io/cluster-autoscaler/node-template/label/" prefix, which is
 	// stripped.
 	DomainLabels map[string]string
+	// Price is the cost of one node of the group per hour, in any currency
+	// shared by all groups; nil means unknown. CA's "price" expander needs
+	// the Price of every group (Run rejects a chain naming it otherwise);
+	// nothing else reads it. See scenarioPricing for how nodes map to
+	// their group's price and how pods are priced.
+	Price *float64
 }
 
 // Scenario is the cluster a Run starts from. Run never modifies it.
@@ -67,6 +73,15 @@ type Scenario struct {
 	Pods []*apiv1.Pod
 	// MaxNodesTotal is CA's --max-nodes-total; 0 means unlimited.
 	MaxNodesTotal int
+	// PriorityConfigMap is the ConfigMap CA's "priority" expander reads:
+	// namespace PriorityConfigMapNamespace ("kube-system"), name
+	// PriorityConfigMapName ("cluster-autoscaler-priority-expander"),
+	// data.priorities a YAML mapping of integer priorities to lists of node
+	// group name regexps, as CA documents it. The expander reads it through
+	// a lister built over this object; nil means the cluster has none. Run
+	// rejects a chain naming "priority" without it, and a ConfigMap the
+	// expander would reject (see PriorityConfigProblems).
+	PriorityConfigMap *apiv1.ConfigMap
 }
 
 // Config selects the autoscaler wiring.
@@ -76,8 +91,10 @@ type Config struct {
 	Spreadscale bool
 	// Expander is CA's --expander: a comma-separated chain. Empty means
 	// "random" in stock mode and "topology-spread,least-waste" in
-	// spreadscale mode. "price", "grpc" and "priority" are rejected: the
-	// simulation has no pricing model, expander server or API server.
+	// spreadscale mode. "price" is CA's price expander over the groups'
+	// NodeGroup.Price (every group must have one); "priority" is CA's
+	// priority expander over Scenario.PriorityConfigMap (which must be
+	// set). "grpc" is rejected: the simulation has no expander server.
 	Expander string
 	// MaxLoops bounds the number of CA loops; 0 means 10.
 	MaxLoops int

@@ -1,18 +1,15 @@
 package sim
 
 import (
+	"fmt"
+	"math"
 	"strings"
 )
 
 // unsupportedExpanders are CA expanders the simulation cannot build: CA
-// exits the process (klog.Fatalf) when "price" has no pricing model or
-// "grpc" has no server, and "priority" watches its ConfigMap through the
-// REST client of the kube client, which a fake clientset lacks (the
-// reflector panics). The simulation has none of these.
+// exits the process (klog.Fatalf) when "grpc" has no server.
 var unsupportedExpanders = map[string]string{
-	"price":    "it needs a cloud provider pricing model, which the simulation does not have",
-	"grpc":     "it needs an external expander server, which the simulation does not have",
-	"priority": "it watches its priorities ConfigMap through an API server, which the simulation does not have",
+	"grpc": "it needs an external expander server, which the simulation does not have",
 }
 
 // validate rejects a Scenario or Config Run cannot simulate faithfully. Every
@@ -32,6 +29,9 @@ func validate(s Scenario, cfg Config) error {
 		if name == "" && cfg.Expander != "" {
 			return errorf("Config.Expander: %q has an empty expander name", cfg.Expander)
 		}
+	}
+	if err := validateExpanderInputs(s, cfg.Expander); err != nil {
+		return err
 	}
 
 	groups := map[string]*NodeGroup{}
@@ -57,6 +57,9 @@ func validate(s Scenario, cfg Config) error {
 			if k == "" {
 				return errorf("node group %q: DomainLabels has an empty key", g.Name)
 			}
+		}
+		if g.Price != nil && !(*g.Price >= 0 && !math.IsInf(*g.Price, 1)) {
+			return errorf("node group %q: Price %v must be a finite number >= 0", g.Name, *g.Price)
 		}
 	}
 
@@ -118,4 +121,44 @@ func namespaceOf(p interface{ GetNamespace() string }) string {
 		return ns
 	}
 	return "default"
+}
+
+// validateExpanderInputs checks what the expanders of chain read from s:
+// "price" needs every group's Price, "priority" a PriorityConfigMap; a
+// PriorityConfigMap that is set must be the one CA reads and parse as CA
+// parses it, whatever the chain.
+func validateExpanderInputs(s Scenario, chain string) error {
+	names := map[string]bool{}
+	for _, name := range strings.Split(chain, ",") {
+		names[strings.TrimSpace(name)] = true
+	}
+	if names["price"] {
+		var missing []string
+		for _, g := range s.NodeGroups {
+			if g.Price == nil {
+				missing = append(missing, fmt.Sprintf("%q", g.Name))
+			}
+		}
+		if len(missing) > 0 {
+			what := "node group"
+			if len(missing) > 1 {
+				what += "s"
+			}
+			return errorf("Config.Expander %q: %s %s: Price is nil (the price expander needs the price of every node group)", chain, what, strings.Join(missing, ", "))
+		}
+	}
+	cm := s.PriorityConfigMap
+	if cm == nil {
+		if names["priority"] {
+			return errorf("Config.Expander %q: Scenario.PriorityConfigMap is nil: the priority expander's ConfigMap %s/%s is missing", chain, PriorityConfigMapNamespace, PriorityConfigMapName)
+		}
+		return nil
+	}
+	if cm.Namespace != PriorityConfigMapNamespace || cm.Name != PriorityConfigMapName {
+		return errorf("Scenario.PriorityConfigMap: is %s/%s, want %s/%s (the ConfigMap CA's priority expander reads)", cm.Namespace, cm.Name, PriorityConfigMapNamespace, PriorityConfigMapName)
+	}
+	if problems := PriorityConfigProblems(cm); len(problems) > 0 {
+		return errorf("Scenario.PriorityConfigMap: %s", strings.Join(problems, "; "))
+	}
+	return nil
 }

@@ -14,7 +14,8 @@ import (
 // FuzzParse feeds arbitrary bytes to Parse. Parse must never panic; it
 // returns either a list of located problems, or a Scenario that sim.Run
 // accepts: unique nodes, pods and groups, every group's size within its
-// bounds, every bound pod on a known node. The seeds are the YAML files of
+// bounds and price not negative, every bound pod on a known node, a
+// priority expander ConfigMap CA would accept. The seeds are the YAML files of
 // examples/ and the built-in spreadsim scenario (added here) and the
 // malformed variants in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
@@ -57,6 +58,9 @@ func checkScenario(t *testing.T, s sim.Scenario) {
 		if _, dup := groups[g.Name]; dup {
 			t.Fatalf("duplicate group %q", g.Name)
 		}
+		if g.Price != nil && *g.Price < 0 {
+			t.Fatalf("group %q: negative price %v", g.Name, *g.Price)
+		}
 		groups[g.Name] = g
 	}
 	nodes := map[string]bool{}
@@ -79,6 +83,14 @@ func checkScenario(t *testing.T, s sim.Scenario) {
 	for name, g := range groups {
 		if sizes[name] < g.MinSize || sizes[name] > g.MaxSize {
 			t.Fatalf("group %q: size %d outside [%d, %d]", name, sizes[name], g.MinSize, g.MaxSize)
+		}
+	}
+	if cm := s.PriorityConfigMap; cm != nil {
+		if cm.Namespace != sim.PriorityConfigMapNamespace || cm.Name != sim.PriorityConfigMapName {
+			t.Fatalf("PriorityConfigMap is %s/%s", cm.Namespace, cm.Name)
+		}
+		if problems := sim.PriorityConfigProblems(cm); len(problems) > 0 {
+			t.Fatalf("PriorityConfigMap has problems: %v", problems)
 		}
 	}
 	pods := map[string]bool{}

@@ -22,7 +22,14 @@
 //     itself is not part of the Scenario.
 //   - apiVersion spreadscale.io/v1alpha1, kind NodeGroup: an autoscaled node
 //     group (see NodeGroup). Its initial size is the number of Nodes its
-//     selector picks.
+//     selector picks; spec.price, the cost of one node per hour, feeds
+//     cluster-autoscaler's price expander.
+//   - apiVersion v1, kind ConfigMap: the one named
+//     cluster-autoscaler-priority-expander in namespace kube-system is the
+//     priority expander's configuration (Scenario.PriorityConfigMap):
+//     data.priorities maps integer priorities to lists of node group name
+//     regexps, exactly as cluster-autoscaler documents it. Other ConfigMaps
+//     are accepted and ignored.
 //
 // Pods without a creationTimestamp get increasing ones in document order,
 // so that the scheduling queue order follows the input order.
@@ -51,9 +58,13 @@
 // dumps of newer clusters load), unsupported kinds, a missing
 // metadata.name, duplicate objects, a node picked by two node groups, node
 // group sizes that are negative, inverted or outside [minSize, maxSize]
-// given the nodes the selector picks, pods bound to unknown nodes, invalid
-// topology spread constraints (as the API server validates them) and
-// invalid workload selectors or replica counts.
+// given the nodes the selector picks, negative node group prices, pods
+// bound to unknown nodes, invalid topology spread constraints (as the API
+// server validates them), invalid workload selectors or replica counts,
+// and a priority expander ConfigMap outside kube-system or whose
+// data.priorities cluster-autoscaler would reject (unparsable YAML, a
+// priority that is not an integer, a value that is not a list, an invalid
+// regexp).
 package load
 
 import (

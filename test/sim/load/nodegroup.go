@@ -32,6 +32,7 @@ const APIVersion = "spreadscale.io/v1alpha1"
 //	    metadata: {labels: {topology.kubernetes.io/zone: a}}
 //	    status: {capacity: {cpu: "2", memory: 8Gi, pods: "110"}}
 //	  domainLabels: {topology.kubernetes.io/zone: a}
+//	  price: 0.096
 type NodeGroup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -58,6 +59,10 @@ type NodeGroupSpec struct {
 	// "k8s.io/cluster-autoscaler/node-template/label/" prefix, which is
 	// stripped.
 	DomainLabels map[string]string `json:"domainLabels,omitempty"`
+	// Price is the cost of one node of the group per hour (a number >= 0,
+	// in any currency shared by all groups); unset means unknown.
+	// cluster-autoscaler's price expander needs it on every group.
+	Price *float64 `json:"price,omitempty"`
 }
 
 // nodeGroup decodes and validates a NodeGroup.
@@ -106,6 +111,13 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 		domain, valid := l.domainLabels(at, spec.DomainLabels)
 		ok = ok && valid
 		g.DomainLabels = domain
+	}
+	if spec.Price != nil {
+		if *spec.Price < 0 {
+			l.fail(at, "spec.price: %v must not be negative (the cost of one node per hour)", *spec.Price)
+			ok = false
+		}
+		g.Price = spec.Price
 	}
 	sel, valid := l.groupSelector(at, spec.Selector)
 	ok = ok && valid

@@ -75,6 +75,9 @@ type loader struct {
 	groups  []groupEntry
 	defined map[string]origin // "<Kind> <namespace/name>" -> first definition
 	podSeq  int               // pods given a creationTimestamp so far
+	// priorityConfigMap is the priority expander's ConfigMap, nil until
+	// a valid one is read.
+	priorityConfigMap *apiv1.ConfigMap
 }
 
 // newLoader returns an empty loader.
@@ -96,7 +99,7 @@ type envelope struct {
 }
 
 // namespaced are the supported kinds that live in a namespace.
-var namespaced = map[string]bool{"Pod": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true}
+var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true}
 
 // objectName is the part of metadata that names an object in messages.
 type objectName struct {
@@ -119,7 +122,7 @@ func jsonType(js []byte) string {
 }
 
 // supported lists the accepted kinds for error messages.
-const supported = "v1 Node, Pod or List; apps/v1 Deployment, ReplicaSet or StatefulSet; " + APIVersion + " NodeGroup"
+const supported = "v1 Node, Pod, ConfigMap or List; apps/v1 Deployment, ReplicaSet or StatefulSet; " + APIVersion + " NodeGroup"
 
 // object decodes one object (or, when lists is set, a List of objects).
 func (l *loader) object(at origin, js []byte, lists bool) {
@@ -158,6 +161,8 @@ func (l *loader) object(at origin, js []byte, lists bool) {
 		l.node(at, js)
 	case tm.APIVersion == "v1" && tm.Kind == "Pod":
 		l.pod(at, js)
+	case tm.APIVersion == "v1" && tm.Kind == "ConfigMap":
+		l.configMap(at, js)
 	case tm.APIVersion == "apps/v1" && (tm.Kind == "Deployment" || tm.Kind == "ReplicaSet" || tm.Kind == "StatefulSet"):
 		l.workload(at, tm.Kind, js)
 	case tm.APIVersion == APIVersion && tm.Kind == "NodeGroup":
@@ -336,7 +341,7 @@ func (l *loader) addPod(p *apiv1.Pod, at origin) {
 
 // finish resolves references between objects and builds the Scenario.
 func (l *loader) finish() sim.Scenario {
-	s := sim.Scenario{NodeGroupOf: map[string]string{}}
+	s := sim.Scenario{NodeGroupOf: map[string]string{}, PriorityConfigMap: l.priorityConfigMap}
 	pickedBy := map[string]int{} // node -> index in l.groups
 	sizes := make([]int, len(l.groups))
 	nodes := map[string]bool{}
