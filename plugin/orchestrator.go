@@ -1,10 +1,12 @@
 package plugin
 
 import (
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
 	"k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
@@ -79,7 +81,7 @@ func (o *Orchestrator) Initialize(ctx *context.AutoscalingContext, procs *caproc
 func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
 	nodeInfos map[string]*framework.NodeInfo, allOrNothing bool) (*status.ScaleUpStatus, errors.AutoscalerError) {
 	start := time.Now()
-	plan, sizes, err := o.plan(pods, nodes, nodeInfos)
+	plan, sizes, left, err := o.plan(pods, nodes, nodeInfos)
 	if err != nil {
 		klog.Errorf("topology-spread: planning failed, this loop runs as stock CA: %v", err)
 		plan = nil
@@ -101,7 +103,7 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 		o.current.Set(nil)
 		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
 	}
-	reconcile(plan, sizes, st)
+	reconcile(plan, sizes, left, st)
 	return st, aerr
 }
 
@@ -111,25 +113,28 @@ func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos 
 }
 
 // plan computes the loop's plan and returns it with the target size of
-// every planned group before the scale-up.
-func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*estimator.LoopPlan, map[string]int, error) {
+// every planned group before the scale-up and, for the groups CA may not
+// scale now, why (backoff with the cloud provider's error, or unhealthy).
+func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*estimator.LoopPlan, map[string]int, []string, error) {
 	if o.ctx == nil || len(pods) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	now := time.Now()
 	left, aerr := o.resources.ResourcesLeft(o.ctx, nodeInfos, nodes)
 	if aerr != nil {
-		return nil, nil, aerr
+		return nil, nil, nil, aerr
 	}
 	budget := &resourceBudget{left: left, delta: map[string]resource.Delta{}}
 	var groups []estimator.ScalableGroup
+	var unsafe []string
 	for _, ng := range o.ctx.CloudProvider.NodeGroups() {
 		ni, ok := nodeInfos[ng.Id()]
 		if !ok {
 			continue
 		}
-		if ng.Exist() && o.csr != nil && !o.csr.NodeGroupScaleUpSafety(ng, now).SafeToScale {
-			klog.V(2).Infof("topology-spread: node group %s is backed off or unhealthy; the plan leaves it out", ng.Id())
+		if why := o.unsafe(ng, now); why != "" {
+			klog.V(2).Infof("topology-spread: the plan leaves out node group %s: %s", ng.Id(), why)
+			unsafe = append(unsafe, ng.Id()+" "+why)
 			continue
 		}
 		delta, aerr := o.resources.DeltaForNode(o.ctx, ni, ng)
@@ -166,7 +171,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		Chooser:            o.chooser,
 	})
 	if err != nil || plan == nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sizes := map[string]int{}
 	for _, id := range plan.GroupIDs() {
@@ -174,7 +179,27 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 			sizes[id] = size
 		}
 	}
-	return plan, sizes, nil
+	return plan, sizes, unsafe, nil
+}
+
+// unsafe returns why CA may not scale ng now — its ClusterStateRegistry's
+// scale-up safety, as CA's orchestrator checks it (a group that does not
+// exist yet is created later and is safe) — or "" when it may.
+func (o *Orchestrator) unsafe(ng cloudprovider.NodeGroup, now time.Time) string {
+	if !ng.Exist() || o.csr == nil {
+		return ""
+	}
+	safety := o.csr.NodeGroupScaleUpSafety(ng, now)
+	switch {
+	case safety.SafeToScale:
+		return ""
+	case !safety.Healthy:
+		return "(unhealthy: too many unready nodes)"
+	}
+	if msg := safety.BackoffStatus.ErrorInfo.ErrorMessage; msg != "" {
+		return fmt.Sprintf("(backed off after a failed scale-up: %s)", msg)
+	}
+	return "(backed off after a failed scale-up)"
 }
 
 // logPlan logs the plan at V(1) and each pod it cannot help at V(2).

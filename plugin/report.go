@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"fmt"
+	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
@@ -17,25 +18,61 @@ type planReason string
 // Reasons implements status.Reasons.
 func (r planReason) Reasons() []string { return []string{string(r)} }
 
-// reconcile brings CA's scale-up status in line with the plan once CA has
-// executed it. before holds the planned groups' target sizes before the
-// scale-up. When CA added fewer nodes to a group than planned (its caps, or
-// IncreaseSize failed), the pods planned onto the missing nodes — the group's
-// last planned nodes — are moved from PodsTriggeredScaleUp to
-// PodsRemainUnschedulable with a reason naming the group and the counts.
-// Pods the plan helps are never reported as remaining unschedulable, and the
-// pods it cannot help are, with the plan's reason. When CA executed another
-// option than the plan's (no plan group passed CA's own per-group check),
-// the status is CA's and stays as it is.
-func reconcile(plan *estimator.LoopPlan, before map[string]int, st *status.ScaleUpStatus) {
+// reconcile brings CA's scale-up status in line with the plan. before holds
+// the planned groups' target sizes before the scale-up; unsafe lists the
+// groups left out of the plan because CA may not scale them now, with why.
+//
+// When CA executed the plan but added fewer nodes to a group than planned
+// (its caps, or IncreaseSize failed), the pods planned onto the missing
+// nodes — the group's last planned nodes — are moved from
+// PodsTriggeredScaleUp to PodsRemainUnschedulable with a reason naming the
+// group and the counts, and the pods the plan helps are never reported as
+// remaining unschedulable. In every case the pods the plan cannot help carry
+// the plan's reason (and the groups left out) next to CA's own reasons,
+// unless CA's executed option helps them.
+func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string, st *status.ScaleUpStatus) {
 	added, chosen := addedNodes(plan, before, st)
-	if !chosen {
-		return
-	}
 	tp := plan.Topology()
 	lost := map[*apiv1.Pod]string{}
+	if chosen {
+		lost = lostPods(plan, added)
+		helped := map[*apiv1.Pod]bool{}
+		var triggered []*apiv1.Pod
+		for _, pod := range plan.Placed() {
+			if _, ok := lost[pod]; !ok {
+				helped[pod] = true
+				triggered = append(triggered, pod)
+			}
+		}
+		st.PodsTriggeredScaleUp = triggered
+		remain := st.PodsRemainUnschedulable[:0]
+		for _, info := range st.PodsRemainUnschedulable {
+			if !helped[info.Pod] {
+				remain = append(remain, info)
+			}
+		}
+		st.PodsRemainUnschedulable = remain
+	}
+	for _, pod := range plan.Placed() {
+		if why, ok := lost[pod]; ok {
+			klog.V(1).Infof("topology-spread: pod %s/%s stays pending: %s", pod.Namespace, pod.Name, why)
+			addReason(st, pod, why)
+		}
+	}
+	for _, u := range tp.Unplaced {
+		why := u.Reason.String()
+		if len(unsafe) > 0 {
+			why += "; left out of this loop's plan: " + strings.Join(unsafe, ", ")
+		}
+		addReason(st, u.Pod, why)
+	}
+}
+
+// lostPods returns the pods planned onto nodes CA did not add, with why.
+func lostPods(plan *estimator.LoopPlan, added map[string]int) map[*apiv1.Pod]string {
+	lost := map[*apiv1.Pod]string{}
 	seen := map[string]int{}
-	for _, pn := range tp.Nodes {
+	for _, pn := range plan.Topology().Nodes {
 		seen[pn.Group]++
 		if seen[pn.Group] <= added[pn.Group] {
 			continue
@@ -46,35 +83,65 @@ func reconcile(plan *estimator.LoopPlan, before map[string]int, st *status.Scale
 			lost[pod] = why
 		}
 	}
-	for pod, why := range lost {
-		klog.V(1).Infof("topology-spread: pod %s/%s stays pending: %s", pod.Namespace, pod.Name, why)
+	return lost
+}
+
+// addReason gives pod spreadscale's reason in the status: merged into CA's
+// own entry for the pod when CA lists it as remaining unschedulable, a new
+// entry when CA does not list it at all; nothing when CA's scale-up helps it.
+// The reason is filed under one node group CA considered (the first by id),
+// so that CA's event and status messages ("pod didn't trigger scale-up: ...")
+// carry it once.
+func addReason(st *status.ScaleUpStatus, pod *apiv1.Pod, why string) {
+	group := firstConsidered(st)
+	if group == "" {
+		return
 	}
-	helped := map[*apiv1.Pod]bool{}
-	var triggered []*apiv1.Pod
-	for _, pod := range plan.Placed() {
-		if _, ok := lost[pod]; !ok {
-			helped[pod] = true
-			triggered = append(triggered, pod)
+	for i := range st.PodsRemainUnschedulable {
+		info := &st.PodsRemainUnschedulable[i]
+		if info.Pod != pod {
+			continue
+		}
+		if info.RejectedNodeGroups == nil {
+			info.RejectedNodeGroups = map[string]status.Reasons{}
+		}
+		info.RejectedNodeGroups[group] = withReason{inner: info.RejectedNodeGroups[group], why: why}
+		return
+	}
+	for _, p := range st.PodsTriggeredScaleUp {
+		if p == pod {
+			return
 		}
 	}
-	st.PodsTriggeredScaleUp = triggered
-	var remain []status.NoScaleUpInfo
-	listed := map[*apiv1.Pod]bool{}
-	for _, info := range st.PodsRemainUnschedulable {
-		if !helped[info.Pod] {
-			remain = append(remain, info)
-			listed[info.Pod] = true
+	st.PodsRemainUnschedulable = append(st.PodsRemainUnschedulable, status.NoScaleUpInfo{
+		Pod: pod, RejectedNodeGroups: map[string]status.Reasons{group: planReason(why)}})
+}
+
+// firstConsidered is the id of the first node group CA considered that
+// exists (CA's messages skip the others), "" when there is none.
+func firstConsidered(st *status.ScaleUpStatus) string {
+	first := ""
+	for _, g := range st.ConsideredNodeGroups {
+		if g.Exist() && (first == "" || g.Id() < first) {
+			first = g.Id()
 		}
 	}
-	for pod, why := range lost {
-		remain = append(remain, rejectedBy(pod, why, st))
+	return first
+}
+
+// withReason is CA's reasons for a group plus spreadscale's.
+type withReason struct {
+	inner status.Reasons
+	why   string
+}
+
+// Reasons implements status.Reasons.
+func (r withReason) Reasons() []string {
+	var out []string
+	if r.inner != nil {
+		out = append(out, r.inner.Reasons()...)
 	}
-	for _, u := range tp.Unplaced {
-		if !listed[u.Pod] {
-			remain = append(remain, rejectedBy(u.Pod, u.Reason.String(), st))
-		}
-	}
-	st.PodsRemainUnschedulable = remain
+	return append(out, r.why)
 }
 
 // addedNodes returns the nodes CA added to each plan group (target size now
@@ -95,15 +162,4 @@ func addedNodes(plan *estimator.LoopPlan, before map[string]int, st *status.Scal
 		chosen = chosen || plan.Includes(g.Id())
 	}
 	return added, chosen
-}
-
-// rejectedBy is a NoScaleUpInfo giving why for every node group CA
-// considered, so that CA's event ("pod didn't trigger scale-up: ...") and
-// status messages carry it.
-func rejectedBy(pod *apiv1.Pod, why string, st *status.ScaleUpStatus) status.NoScaleUpInfo {
-	info := status.NoScaleUpInfo{Pod: pod, RejectedNodeGroups: map[string]status.Reasons{}}
-	for _, g := range st.ConsideredNodeGroups {
-		info.RejectedNodeGroups[g.Id()] = planReason(why)
-	}
-	return info
 }

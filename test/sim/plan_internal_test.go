@@ -198,3 +198,24 @@ func TestPriorityFallsBackToOnDemandWhereSpotIsBackedOff(t *testing.T) {
 	assert.Equal(t, map[string]int{"a-spot": 2, "b-ondemand": 2, "c-spot": 2}, grown(res))
 	assert.Len(t, res.Unschedulable, 0)
 }
+
+func TestUnhelpedPodsNameTheBackedOffGroup(t *testing.T) {
+	// Zones a and b are at max size; zone c's group, the only one that could
+	// help, is backed off after a stockout. The pods stay pending and their
+	// reason says why, naming zone c's group and the cloud provider's error.
+	s := zonalScenario([]string{"a", "b", "c"}, map[string]int{"a": 1, "b": 1}, 2000, 8*giB, 1, 2, 1500)
+	s.NodeGroups[2].MaxSize = 5
+	res := runWith(t, s, func(r *runner) {
+		for _, ng := range r.provider.NodeGroups() {
+			if ng.Id() == "ng-c" {
+				r.csr.RegisterFailedScaleUp(ng, "OutOfResource", "stockout in zone c", "", "", time.Now())
+			}
+		}
+	})
+	assert.Empty(t, grown(res))
+	require.Len(t, res.Unschedulable, 2)
+	for _, p := range res.Unschedulable {
+		assert.Contains(t, p.Reason, "MaxSizeReached", p.Name)
+		assert.Contains(t, p.Reason, "left out of this loop's plan: ng-c (backed off after a failed scale-up: stockout in zone c)", p.Name)
+	}
+}
