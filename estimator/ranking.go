@@ -178,7 +178,12 @@ func (r *ranking) choose(first *topology.Plan) bool {
 }
 
 // order returns the candidates' ids in the Chooser's order for a share of
-// pods; groups that cannot take any pod of the share come last, by id.
+// pods, as far as it matters: groups are chosen one by one until the chosen
+// ones hold the whole share and at least two are chosen (the preferred group
+// and a fallback); the others, and the groups that cannot take any pod of
+// the share, come after, by id. Each choice runs the user's expanders over
+// every option left, so ordering all of a zone's many groups would cost the
+// square of their number for nothing.
 func (r *ranking) order(class topology.ClassKey, exemplar *apiv1.Pod, candidates []*topology.Group, share []*apiv1.Pod) []string {
 	var options []caexpander.Option
 	var rest []string
@@ -190,12 +195,14 @@ func (r *ranking) order(class topology.ClassKey, exemplar *apiv1.Pod, candidates
 		}
 	}
 	var ids []string
-	for len(options) > 0 {
+	held := 0
+	for len(options) > 0 && (held < len(share) || len(ids) < 2) {
 		best := r.chooser.BestOption(options, r.templates)
 		if best == nil {
 			break
 		}
 		id := best.NodeGroup.Id()
+		held += len(best.Pods)
 		ids = append(ids, id)
 		kept := options[:0]
 		for _, o := range options {

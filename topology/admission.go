@@ -39,7 +39,7 @@ func (r *Rejection) Error() string {
 // Per constraint: reject when the node lacks the topology key; otherwise
 // reject when matchNum(domain) + selfMatch - minMatchNum > maxSkew.
 func (c *Counts) Admit(node *v1.Node) *Rejection {
-	return c.admit(node, false)
+	return c.admit(node, false, true)
 }
 
 // AdmitNew decides whether the pod may land on node, a node that is not in
@@ -48,10 +48,16 @@ func (c *Counts) Admit(node *v1.Node) *Rejection {
 // counted (with count 0 when it is new), which can lower the global minimum
 // or raise the number of domains toward minDomains.
 func (c *Counts) AdmitNew(node *v1.Node) *Rejection {
-	return c.admit(node, true)
+	return c.admit(node, true, true)
 }
 
-func (c *Counts) admit(node *v1.Node, isNew bool) *Rejection {
+// rejected is what admit returns without detail: a rejection whose numbers
+// the caller does not read.
+var rejected = &Rejection{}
+
+// admit is Admit (isNew false) or AdmitNew; without detail a rejection is
+// the shared value rejected, so that deciding allocates nothing.
+func (c *Counts) admit(node *v1.Node, isNew, detail bool) *Rejection {
 	s := c.spread
 	podLabels := labels.Set(s.Pod.Labels)
 	newDomain := isNew && hasAllKeys(node, s.Hard)
@@ -59,6 +65,9 @@ func (c *Counts) admit(node *v1.Node, isNew bool) *Rejection {
 		con := &s.Hard[i]
 		v, ok := node.Labels[con.TopologyKey]
 		if !ok {
+			if !detail {
+				return rejected
+			}
 			return &Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey, MissingKey: true, MaxSkew: con.MaxSkew}
 		}
 		d := &c.per[i]
@@ -80,6 +89,9 @@ func (c *Counts) admit(node *v1.Node, isNew bool) *Rejection {
 		}
 		match := d.count[v]
 		if match+self-minMatch > int(con.MaxSkew) {
+			if !detail {
+				return rejected
+			}
 			return &Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey, Domain: v,
 				MatchNum: match, SelfMatch: self, MinMatch: minMatch, MaxSkew: con.MaxSkew}
 		}

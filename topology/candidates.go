@@ -35,10 +35,13 @@ func (p *planner) place(pod *v1.Pod) error {
 		return nil
 	}
 	var diag diagnosis
-	valid := p.candidates(pod, c, &diag)
+	valid := p.candidates(pod, c, nil)
 	if placed, err := p.tryInOrder(pod, c, valid, &diag); placed || err != nil {
 		return err
 	}
+	// Unplaced: collect why the other places were not valid (the first
+	// attempt, which usually succeeds, does not pay for it).
+	p.candidates(pod, c, &diag)
 	r := p.explain(pod, c, &diag)
 	p.unplaced(pod, r)
 	c.recordCapped(pod, r, p.version)
@@ -53,7 +56,7 @@ func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate
 		// Existing nodes only become possible once the plan has added a
 		// node (pending pods did not fit them when the loop started).
 		for _, e := range p.existingWithRoom(pod) {
-			if c.failed[e.topo.Name] || c.counts.Admit(e.topo.Node) != nil {
+			if c.failed[e.topo.Name] || c.counts.admit(e.topo.Node, false, false) != nil {
 				continue
 			}
 			cand := p.candidate(c, e.topo.Node, nil, nil)
@@ -65,7 +68,7 @@ func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate
 		if c.failed[pn.Name] {
 			continue
 		}
-		if r := c.counts.Admit(pn.Node); r != nil {
+		if r := c.counts.admit(pn.Node, false, diag != nil); r != nil {
 			diag.spread(r, pn.Group)
 			continue
 		}
@@ -73,11 +76,11 @@ func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate
 	}
 	for _, g := range p.groups {
 		node := p.templateNode(g)
-		if r := c.counts.AdmitNew(node); r != nil {
+		if r := c.counts.admit(node, true, diag != nil); r != nil {
 			diag.spread(r, g.Name)
 			continue
 		}
-		if why := p.capacity(g); why != nil {
+		if why := p.capacityOf(g, diag != nil); why != nil {
 			diag.capacity(why, node)
 			continue
 		}

@@ -71,17 +71,29 @@ type diagnosis struct {
 	fitGroups []string
 }
 
+// spread, capacity and fit record why a candidate failed; on a nil
+// diagnosis (the first attempt to place a pod, which usually succeeds) they
+// record nothing.
 func (d *diagnosis) spread(r *Rejection, group string) {
+	if d == nil {
+		return
+	}
 	d.skew = append(d.skew, r)
 	d.skewGroup = append(d.skewGroup, group)
 }
 
 func (d *diagnosis) capacity(r *Reason, node *v1.Node) {
+	if d == nil {
+		return
+	}
 	d.caps = append(d.caps, r)
 	d.capNodes = append(d.capNodes, node)
 }
 
 func (d *diagnosis) fit(group string, err error) {
+	if d == nil {
+		return
+	}
 	d.fits = append(d.fits, err.Error())
 	d.fitGroups = append(d.fitGroups, group)
 }
