@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -298,5 +299,86 @@ func TestSpotAndOnDemand3Zones(t *testing.T) {
 			map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
 		expectEqual(t, "api pods per capacity type", countBy(t, res, "shop", "app=api", "capacity-type"), map[string]int{"spot": 9})
 		expectNoPending(t, res)
+	})
+}
+
+// timedLoops renders each loop in which something scaled, failed or got
+// bound as "<time>: <group> <from>-><to>, ..., <group> FAILED | upcoming
+// <n> | bound <n>".
+func timedLoops(res *sim.Result) []string {
+	var out []string
+	for _, l := range res.Loops {
+		if len(l.ScaleUps) == 0 && len(l.FailedScaleUps) == 0 && l.BoundPods == 0 {
+			continue
+		}
+		var parts []string
+		for _, u := range l.ScaleUps {
+			parts = append(parts, fmt.Sprintf("%s %d->%d", u.NodeGroup, u.From, u.To))
+		}
+		for _, f := range l.FailedScaleUps {
+			parts = append(parts, f.NodeGroup+" FAILED: "+f.Error)
+		}
+		upcoming := 0
+		for _, n := range l.UpcomingNodes {
+			upcoming += n
+		}
+		out = append(out, fmt.Sprintf("%v: %s | upcoming %d | bound %d", l.Time, strings.Join(parts, ", "), upcoming, l.BoundPods))
+	}
+	return out
+}
+
+// Slow nodes (90s in zones a and b) and a zone stockout (every ng-c
+// scale-up fails). spreadscale's plan (ng-a +1, ng-b +1, ng-c +2) meets
+// CA's sequential executor, which resizes ng-c first and stops; the next
+// loop plans around the backed-off group, two nodes in each other zone,
+// and waits for them (no further request while they are upcoming). With
+// --parallel-scale-up the executor adds ng-a's and ng-b's first node in
+// loop 1. Stock (random expander, seed 1) takes four loops to ask, the
+// last node registering at 2m10s.
+func TestZoneStockout3Zones(t *testing.T) {
+	s, err := load.Files("zone-stockout-3-zones.yaml")
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	stockout := "ng-c FAILED: failed to increase node group size: out of capacity in us-east-1c"
+	final := []string{"ng-a 1->3", "ng-b 1->3", "ng-c 0->0"}
+	zones := map[string]int{"us-east-1a": 3, "us-east-1b": 3}
+	check := func(t *testing.T, res *sim.Result, want []string, loops int, allBound time.Duration) {
+		t.Helper()
+		expectEqual(t, "loops", timedLoops(res), want)
+		expectEqual(t, "loops run", len(res.Loops), loops)
+		expectEqual(t, "groups", groups(res), final)
+		expectEqual(t, "nodes requested", res.RequestedNodes(), 4)
+		at, ok := res.AllBoundAt()
+		expectEqual(t, "all bound at", at, allBound)
+		expectEqual(t, "all bound", ok, true)
+		expectEqual(t, "web pods per zone", countBy(t, res, "default", "app=web", zoneKey), zones)
+		expectNoPending(t, res)
+	}
+	t.Run("spreadscale", func(t *testing.T) {
+		check(t, runWith(t, s, sim.Config{Spreadscale: true, Seed: 1}), []string{
+			"10s: " + stockout + " | upcoming 0 | bound 0",
+			"20s: ng-a 1->3, ng-b 1->3 | upcoming 0 | bound 0",
+			"1m50s:  | upcoming 0 | bound 4",
+		}, 11, 110*time.Second)
+	})
+	t.Run("spreadscale parallel", func(t *testing.T) {
+		check(t, runWith(t, s, sim.Config{Spreadscale: true, Seed: 1, ParallelScaleUp: true}), []string{
+			"10s: ng-a 1->2, ng-b 1->2, " + stockout + " | upcoming 0 | bound 0",
+			"20s: ng-a 2->3, ng-b 2->3 | upcoming 2 | bound 0",
+			"1m40s:  | upcoming 2 | bound 2",
+			"1m50s:  | upcoming 0 | bound 2",
+		}, 11, 110*time.Second)
+	})
+	t.Run("stock random", func(t *testing.T) {
+		check(t, runWith(t, s, sim.Config{Seed: 1}), []string{
+			"10s: ng-b 1->2 | upcoming 0 | bound 0",
+			"20s: " + stockout + " | upcoming 1 | bound 0",
+			"30s: ng-a 1->3 | upcoming 1 | bound 0",
+			"40s: ng-b 2->3 | upcoming 3 | bound 0",
+			"1m40s:  | upcoming 3 | bound 1",
+			"2m0s:  | upcoming 1 | bound 2",
+			"2m10s:  | upcoming 0 | bound 1",
+		}, 13, 130*time.Second)
 	})
 }

@@ -198,8 +198,8 @@ func binpackingBuilder(o config.AutoscalingOptions) (caestimator.EstimatorBuilde
 }
 
 // wrapProcessors installs the declared-domains template provider, the
-// plan-following balancer and the plan-groups list processor around the
-// processors already in procs.
+// plan-following balancer, the plan-groups list processor and the events
+// for partly executed plans around the processors already in procs.
 func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimator.Current, declared map[string]map[string]string) {
 	if len(declared) > 0 && procs.TemplateNodeInfoProvider != nil {
 		labels := make(map[string]map[string]string, len(declared))
@@ -218,6 +218,7 @@ func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimato
 		list = &nodegroups.NoOpNodeGroupListProcessor{}
 	}
 	procs.NodeGroupListProcessor = &processors.PlanGroups{Inner: list, Current: current}
+	procs.ScaleUpStatusProcessor = &processors.PartialScaleUpEvents{Inner: procs.ScaleUpStatusProcessor}
 }
 
 // ParseDeclaredDomains parses a declared-domains file: YAML or JSON mapping a

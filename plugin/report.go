@@ -56,7 +56,7 @@ func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string,
 	for _, pod := range plan.Placed() {
 		if why, ok := lost[pod]; ok {
 			klog.V(1).Infof("topology-spread: pod %s/%s stays pending: %s", pod.Namespace, pod.Name, why)
-			addReason(st, pod, why)
+			addReason(st, pod, why, plan)
 		}
 	}
 	for _, u := range tp.Unplaced {
@@ -64,7 +64,7 @@ func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string,
 		if len(unsafe) > 0 {
 			why += "; left out of this loop's plan: " + strings.Join(unsafe, ", ")
 		}
-		addReason(st, u.Pod, why)
+		addReason(st, u.Pod, why, plan)
 	}
 }
 
@@ -91,11 +91,19 @@ func lostPods(plan *estimator.LoopPlan, added map[string]int) map[*apiv1.Pod]str
 // entry when CA does not list it at all; nothing when CA's scale-up helps it.
 // The reason is filed under one node group CA considered (the first by id),
 // so that CA's event and status messages ("pod didn't trigger scale-up: ...")
-// carry it once.
-func addReason(st *status.ScaleUpStatus, pod *apiv1.Pod, why string) {
+// carry it once; when CA considered none (an error status), under the plan's
+// first group, which is then added to the considered groups.
+func addReason(st *status.ScaleUpStatus, pod *apiv1.Pod, why string, plan *estimator.LoopPlan) {
 	group := firstConsidered(st)
 	if group == "" {
-		return
+		// CA's error statuses name no considered group (the executor
+		// failed): file the reason under the plan's first group.
+		if ids := plan.GroupIDs(); len(ids) > 0 {
+			group = ids[0]
+			st.ConsideredNodeGroups = append(st.ConsideredNodeGroups, plan.Group(group))
+		} else {
+			return
+		}
 	}
 	for i := range st.PodsRemainUnschedulable {
 		info := &st.PodsRemainUnschedulable[i]

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -61,8 +62,11 @@ type options struct {
 	stockExpander string
 	compare       bool
 	seed          int64
-	maxLoops      int
+	maxLoops      int // 0: sim.DefaultMaxLoops
 	maxNodesTotal int
+	scanInterval  time.Duration
+	provisionTime time.Duration
+	parallel      bool
 	balance       bool
 	output        string
 	verbose       bool
@@ -120,26 +124,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	ctx := context.Background()
-	rep := &report{scenario: scenario, name: name, seed: opts.seed, maxLoops: opts.maxLoops}
-	res, err := sim.Run(ctx, scenario, sim.Config{
-		Spreadscale:              true,
-		Expander:                 opts.expander,
-		MaxLoops:                 opts.maxLoops,
-		Seed:                     opts.seed,
-		BalanceSimilarNodeGroups: opts.balance,
-	})
+	cfg := opts.config(true, opts.expander)
+	if cfg.MaxLoops == 0 {
+		cfg.MaxLoops = sim.DefaultMaxLoops(scenario, cfg)
+	}
+	rep := &report{scenario: scenario, name: name, opts: opts, maxLoops: cfg.MaxLoops}
+	res, err := sim.Run(ctx, scenario, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "spreadsim: spreadscale simulation failed: %v\n", err)
 		return exitInternal
 	}
 	rep.runs = append(rep.runs, namedRun{mode: modeSpreadscale, expander: opts.expander, res: res})
 	if opts.compare {
-		stock, err := sim.Run(ctx, scenario, sim.Config{
-			Expander:                 opts.stockExpander,
-			MaxLoops:                 opts.maxLoops,
-			Seed:                     opts.seed,
-			BalanceSimilarNodeGroups: opts.balance,
-		})
+		stockCfg := opts.config(false, opts.stockExpander)
+		stockCfg.MaxLoops = cfg.MaxLoops
+		stock, err := sim.Run(ctx, scenario, stockCfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "spreadsim: stock simulation failed: %v\n", err)
 			return exitInternal
@@ -162,6 +161,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// config is the sim.Config of one run.
+func (o *options) config(spreadscale bool, expander string) sim.Config {
+	return sim.Config{
+		Spreadscale:              spreadscale,
+		Expander:                 expander,
+		MaxLoops:                 o.maxLoops,
+		Seed:                     o.seed,
+		BalanceSimilarNodeGroups: o.balance,
+		ScanInterval:             o.scanInterval,
+		MaxNodeProvisionTime:     o.provisionTime,
+		ParallelScaleUp:          o.parallel,
+	}
+}
+
 // parseFlags parses and validates the command line. It returns
 // flag.ErrHelp after printing the usage for -h.
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -174,7 +187,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.compare, "compare", false, "also run stock cluster-autoscaler and print both")
 	fs.StringVar(&o.stockExpander, "stock-expander", "random", "stock run's --expander chain (with --compare)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of every random choice (random expander, ties)")
-	fs.IntVar(&o.maxLoops, "max-loops", 10, "maximum number of cluster-autoscaler loops per run")
+	fs.IntVar(&o.maxLoops, "max-loops", 0, "maximum number of cluster-autoscaler loops per run (default 10; with spec.provisioning on a NodeGroup, 10 more than the loops covering the longest delay, --max-node-provision-time if a group never registers, and the 30m maximum backoff if a group fails)")
+	fs.DurationVar(&o.scanInterval, "scan-interval", 10*time.Second, "cluster-autoscaler's --scan-interval: simulated time between loops")
+	fs.DurationVar(&o.provisionTime, "max-node-provision-time", 15*time.Minute, "cluster-autoscaler's --max-node-provision-time")
+	fs.BoolVar(&o.parallel, "parallel-scale-up", false, "cluster-autoscaler's --parallel-scale-up: resize the groups of a scale-up concurrently")
 	fs.IntVar(&o.maxNodesTotal, "max-nodes-total", 0, "cluster-autoscaler's --max-nodes-total (0: unlimited)")
 	fs.BoolVar(&o.balance, "balance-similar-node-groups", false, "cluster-autoscaler's --balance-similar-node-groups")
 	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
@@ -198,8 +214,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	default:
 		errs = append(errs, fmt.Errorf("-o %q: want table, json or yaml", o.output))
 	}
-	if o.maxLoops < 1 {
-		errs = append(errs, fmt.Errorf("--max-loops %d: must be at least 1", o.maxLoops))
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "max-loops" && o.maxLoops < 1 {
+			errs = append(errs, fmt.Errorf("--max-loops %d: must be at least 1", o.maxLoops))
+		}
+	})
+	if o.scanInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--scan-interval %v: must be positive", o.scanInterval))
+	}
+	if o.provisionTime <= 0 {
+		errs = append(errs, fmt.Errorf("--max-node-provision-time %v: must be positive", o.provisionTime))
 	}
 	if o.maxNodesTotal < 0 {
 		errs = append(errs, fmt.Errorf("--max-nodes-total %d: must not be negative", o.maxNodesTotal))

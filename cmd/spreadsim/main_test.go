@@ -53,11 +53,17 @@ type jsonSchema struct {
 
 type jsonResult struct {
 	Loops []struct {
-		ScaleUps []struct {
+		Time          string         `json:"time"`
+		UpcomingNodes map[string]int `json:"upcomingNodes"`
+		ScaleUps      []struct {
 			NodeGroup string `json:"nodeGroup"`
 			From      int    `json:"from"`
 			To        int    `json:"to"`
 		} `json:"scaleUps"`
+		FailedScaleUps []struct {
+			NodeGroup string `json:"nodeGroup"`
+			Error     string `json:"error"`
+		} `json:"failedScaleUps"`
 		BoundPods int `json:"boundPods"`
 	} `json:"loops"`
 	NodeGroups []struct {
@@ -127,7 +133,7 @@ func TestJSONSchema(t *testing.T) {
 		if string(res.Unschedulable) != "[]" {
 			t.Errorf("%s.unschedulable = %s, want []", side, res.Unschedulable)
 		}
-		if got := keysOf(t, res.Loops[0]); !reflect.DeepEqual(got, []string{"boundPods", "scaleUps"}) {
+		if got := keysOf(t, res.Loops[0]); !reflect.DeepEqual(got, []string{"boundPods", "failedScaleUps", "scaleUps", "time", "upcomingNodes"}) {
 			t.Errorf("%s.loops[0] keys = %v", side, got)
 		}
 		if got := keysOf(t, res.NodeGroups[0]); !reflect.DeepEqual(got, []string{"from", "name", "to"}) {
@@ -236,9 +242,9 @@ func TestYAMLOutput(t *testing.T) {
 func TestTableCompare(t *testing.T) {
 	out := mustRun(t, "", "--compare")
 	for _, want := range []string{
-		"LOOP  STOCK (random)",
+		"LOOP  TIME  STOCK (random)",
 		"SPREADSCALE (topology-spread,least-waste)",
-		"1     ng-b 1->2 (bound 1)  ng-a 1->2, ng-b 1->2, ng-c 0->2 (bound 4)\n",
+		"1     10s   ng-b 1->2 (bound 1)  ng-a 1->2, ng-b 1->2, ng-c 0->2 (bound 4)\n",
 		"GROUP  ZONE        MIN  MAX  BEFORE  STOCK  SPREADSCALE\n",
 		"ng-c   us-east-1c  0    10   0       2      2\n",
 		"COST OF NEW NODES\n               STOCK                      SPREADSCALE\nnew nodes      ng-a +1, ng-b +1, ng-c +2  ng-a +1, ng-b +1, ng-c +2\n",
@@ -247,7 +253,7 @@ func TestTableCompare(t *testing.T) {
 		"Deployment default/web  us-east-1a  1       2      2\n",
 		"                        us-east-1c  0       2      2\n",
 		"PENDING (stock): none\nPENDING (spreadscale): none\n",
-		"\nverdict: spreadscale 1 loop, 6 nodes, max skew 0 | stock 3 loops, 6 nodes, max skew 0\n",
+		"\nverdict: spreadscale 1 loop, 6 nodes, max skew 0, all bound at 10s | stock 3 loops, 6 nodes, max skew 0, all bound at 30s\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -259,7 +265,7 @@ func TestTableCompare(t *testing.T) {
 		}
 	}
 	single := mustRun(t, "")
-	if strings.Contains(single, "STOCK") || !strings.Contains(single, "\nsummary: spreadscale 1 loop, 6 nodes, max skew 0\n") {
+	if strings.Contains(single, "STOCK") || !strings.Contains(single, "\nsummary: spreadscale 1 loop, 6 nodes, max skew 0, all bound at 10s\n") {
 		t.Errorf("table without --compare:\n%s", single)
 	}
 }
@@ -403,6 +409,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--compare", "--stock-expander", "topology-spread"}, `--stock-expander: "topology-spread" is spreadscale's expander`},
 		{[]string{"--max-loops", "many"}, `invalid value "many" for flag -max-loops`},
 		{[]string{"--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"--scan-interval", "often"}, `invalid value "often" for flag -scan-interval`},
+		{[]string{"--scan-interval", "0s"}, "--scan-interval 0s: must be positive"},
+		{[]string{"--max-node-provision-time", "-1m"}, "--max-node-provision-time -1m0s: must be positive"},
 		{[]string{"cluster.yaml"}, `unexpected argument "cluster.yaml"`},
 		{[]string{"-f", "-", "-f", "-"}, "standard input can be read only once"},
 		{[]string{"-f", "does-not-exist.yaml"}, "does-not-exist.yaml: no such file or directory"},

@@ -27,8 +27,8 @@ type namedRun struct {
 type report struct {
 	scenario sim.Scenario
 	name     string
-	seed     int64
-	maxLoops int
+	opts     *options
+	maxLoops int // the MaxLoops both runs used
 	runs     []namedRun
 }
 
@@ -64,10 +64,24 @@ type Result struct {
 	Cost Cost `json:"cost"`
 }
 
-// Loop is what one cluster-autoscaler loop did.
+// Loop is what one cluster-autoscaler loop did: its simulated time (a Go
+// duration since the start, "1m30s"), the nodes it counted as upcoming per
+// group when it started, its scale-ups, the scale-ups that failed in it
+// (IncreaseSize errors, timeouts after --max-node-provision-time) and the
+// pods bound after it.
 type Loop struct {
-	ScaleUps  []ScaleUp `json:"scaleUps"`
-	BoundPods int       `json:"boundPods"`
+	Time           string          `json:"time"`
+	UpcomingNodes  map[string]int  `json:"upcomingNodes"`
+	ScaleUps       []ScaleUp       `json:"scaleUps"`
+	FailedScaleUps []FailedScaleUp `json:"failedScaleUps"`
+	BoundPods      int             `json:"boundPods"`
+}
+
+// FailedScaleUp is a scale-up cluster-autoscaler registered as failed and
+// backed the group off for.
+type FailedScaleUp struct {
+	NodeGroup string `json:"nodeGroup"`
+	Error     string `json:"error"`
 }
 
 // ScaleUp is one node group's size increase in a loop.
@@ -113,9 +127,21 @@ func toResult(s sim.Scenario, res *sim.Result) *Result {
 		Unschedulable: make([]Pending, 0, len(res.Unschedulable)),
 	}
 	for _, l := range res.Loops {
-		loop := Loop{ScaleUps: make([]ScaleUp, 0, len(l.ScaleUps)), BoundPods: l.BoundPods}
+		loop := Loop{
+			Time:           l.Time.String(),
+			UpcomingNodes:  map[string]int{},
+			ScaleUps:       make([]ScaleUp, 0, len(l.ScaleUps)),
+			FailedScaleUps: make([]FailedScaleUp, 0, len(l.FailedScaleUps)),
+			BoundPods:      l.BoundPods,
+		}
+		for g, n := range l.UpcomingNodes {
+			loop.UpcomingNodes[g] = n
+		}
 		for _, u := range l.ScaleUps {
 			loop.ScaleUps = append(loop.ScaleUps, ScaleUp{NodeGroup: u.NodeGroup, From: u.From, To: u.To})
+		}
+		for _, f := range l.FailedScaleUps {
+			loop.FailedScaleUps = append(loop.FailedScaleUps, FailedScaleUp{NodeGroup: f.NodeGroup, Error: f.Error})
 		}
 		out.Loops = append(out.Loops, loop)
 	}

@@ -46,7 +46,11 @@ func writeTable(w io.Writer, r *report) error {
 	}
 	fmt.Fprintf(&b, "scenario: %s: %d nodes, %d node groups, %d pods (%d pending)\n",
 		r.name, len(r.scenario.Nodes), len(r.scenario.NodeGroups), len(r.scenario.Pods), pending)
-	fmt.Fprintf(&b, "config: --seed=%d --max-loops=%d", r.seed, r.maxLoops)
+	fmt.Fprintf(&b, "config: --seed=%d --max-loops=%d --scan-interval=%v --max-node-provision-time=%v",
+		r.opts.seed, r.maxLoops, r.opts.scanInterval, r.opts.provisionTime)
+	if r.opts.parallel {
+		b.WriteString(" --parallel-scale-up")
+	}
 	if r.scenario.MaxNodesTotal > 0 {
 		fmt.Fprintf(&b, " --max-nodes-total=%d", r.scenario.MaxNodesTotal)
 	}
@@ -88,36 +92,6 @@ func writeTable(w io.Writer, r *report) error {
 	}
 	_, err := io.WriteString(w, strings.Join(lines, "\n"))
 	return err
-}
-
-// writeScaleUps writes the SCALE-UPS section: per loop, each column's
-// scale-ups and the pods bound after them.
-func writeScaleUps(b *strings.Builder, cols []*namedRun) error {
-	b.WriteString("\nSCALE-UPS\n")
-	tw := newTab(b)
-	header := []string{"LOOP"}
-	for _, c := range cols {
-		header = append(header, fmt.Sprintf("%s (%s)", strings.ToUpper(c.mode), c.expander))
-	}
-	row(tw, header...)
-	if cells, some := loopZero(cols); some {
-		row(tw, append([]string{"0"}, cells...)...)
-	}
-	maxLoops := 0
-	for _, c := range cols {
-		maxLoops = max(maxLoops, len(c.res.Loops))
-	}
-	for i := 0; i < maxLoops; i++ {
-		cells := []string{fmt.Sprint(i + 1)}
-		for _, c := range cols {
-			cells = append(cells, loopCell(c.res, i))
-		}
-		row(tw, cells...)
-	}
-	if maxLoops == 0 {
-		row(tw, "-", "no loop ran: nothing was pending after the scheduler's first pass")
-	}
-	return tw.Flush()
 }
 
 // writeGroups writes the NODE GROUPS section: every group's zone, bounds,
@@ -228,23 +202,6 @@ func loopZero(cols []*namedRun) ([]string, bool) {
 	return cells, some
 }
 
-// loopCell renders loop i of res: its scale-ups and the pods bound after
-// it, "" when the run had fewer loops.
-func loopCell(res *sim.Result, i int) string {
-	if i >= len(res.Loops) {
-		return ""
-	}
-	l := res.Loops[i]
-	var ups []string
-	for _, u := range l.ScaleUps {
-		ups = append(ups, fmt.Sprintf("%s %d->%d", u.NodeGroup, u.From, u.To))
-	}
-	if len(ups) == 0 {
-		ups = []string{"no scale-up"}
-	}
-	return fmt.Sprintf("%s (bound %d)", strings.Join(ups, ", "), l.BoundPods)
-}
-
 // summary is one run's verdict: loops that scaled, final node count, the
 // largest skew over the pending pods' DoNotSchedule constraints (hostname
 // excepted) as the scheduler measures it on the final cluster, and the
@@ -255,6 +212,8 @@ func summary(run *namedRun, spreads []*topology.Spread) string {
 	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), maxSkew(res, spreads))
 	if n := len(res.Unschedulable); n > 0 {
 		s += fmt.Sprintf(", %d pending", n)
+	} else if at, ok := res.AllBoundAt(); ok && at > 0 {
+		s += fmt.Sprintf(", all bound at %v", at)
 	}
 	return s
 }

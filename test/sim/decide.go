@@ -96,7 +96,7 @@ func (d *Decider) prepare() error {
 	if aerr != nil {
 		return fmt.Errorf("sim: CA template node infos: %w", aerr)
 	}
-	if err := r.csr.UpdateNodes(r.nodes, nodeInfos, now); err != nil {
+	if err := r.csr.UpdateNodes(r.nodes, nodeInfos, r.clock.Now()); err != nil {
 		return fmt.Errorf("sim: CA cluster state: %w", err)
 	}
 	d.nodes, d.nodeInfos = r.nodes, nodeInfos
@@ -164,7 +164,7 @@ func (d *Decider) Reset() error {
 		}
 		ng.SetTargetSize(size)
 	}
-	if err := d.r.csr.UpdateNodes(d.nodes, d.nodeInfos, time.Now()); err != nil {
+	if err := d.r.csr.UpdateNodes(d.nodes, d.nodeInfos, d.r.clock.Now()); err != nil {
 		return fmt.Errorf("sim: CA cluster state reset: %w", err)
 	}
 	if up, _ := d.r.csr.GetUpcomingNodes(); len(up) > 0 {

@@ -16,8 +16,18 @@ import (
 // orchestrator returned.
 func (r *runner) recordScaleUpReasons(toHelp []*apiv1.Pod, st *status.ScaleUpStatus, aerr caerrors.AutoscalerError) {
 	if aerr != nil {
+		// CA's status after a failed executor has no considered groups;
+		// the reasons of the pods it (or the plugin) lists as remaining
+		// unschedulable are given as they are.
 		for _, p := range toHelp {
 			r.caReason[podKey(p)] = "scale-up failed: " + aerr.Error()
+		}
+		if st != nil {
+			for _, info := range st.PodsRemainUnschedulable {
+				if why := distinctReasons(info); why != "" {
+					r.caReason[podKey(info.Pod)] = "scale-up failed: " + aerr.Error() + "; " + why
+				}
+			}
 		}
 		return
 	}
@@ -73,4 +83,21 @@ func reasonsMessage(info status.NoScaleUpInfo, considered map[string]cloudprovid
 		msgs = append(msgs, fmt.Sprintf("%d %s", counts[reason], reason))
 	}
 	return strings.Join(msgs, ", ")
+}
+
+// distinctReasons joins the distinct reasons of every rejected and skipped
+// group of info, sorted.
+func distinctReasons(info status.NoScaleUpInfo) string {
+	seen := map[string]bool{}
+	for _, groups := range []map[string]status.Reasons{info.RejectedNodeGroups, info.SkippedNodeGroups} {
+		for _, reasons := range groups {
+			if reasons == nil {
+				continue
+			}
+			for _, reason := range reasons.Reasons() {
+				seen[reason] = true
+			}
+		}
+	}
+	return strings.Join(sortedKeys(seen), "; ")
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	kube_record "k8s.io/client-go/tools/record"
@@ -69,6 +68,11 @@ type runner struct {
 	orch        scaleup.Orchestrator
 	taintConfig taints.TaintConfig
 	cancel      context.CancelFunc // stops CA's scheduler framework
+
+	clock              *simClock
+	backoff            *simBackoff
+	launching          []instance // instances not registered yet, in launch order
+	instancesRefreshed time.Time  // last refresh of CA's instance cache
 }
 
 // estimatorName is --estimator: topology-spread in spreadscale mode,
@@ -82,7 +86,8 @@ func estimatorName(cfg Config) string {
 
 // autoscalingOptions are CA 1.33.0's flag defaults for everything the
 // scale-up path reads, with the scenario's --max-nodes-total, the expander
-// chain, the estimator and --balance-similar-node-groups.
+// chain, the estimator, --balance-similar-node-groups,
+// --max-node-provision-time and --parallel-scale-up.
 func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 	return config.AutoscalingOptions{
 		NodeGroupDefaults: config.NodeGroupAutoscalingOptions{
@@ -90,7 +95,7 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 			ScaleDownGpuUtilizationThreshold: 0.5,
 			ScaleDownUnneededTime:            10 * time.Minute,
 			ScaleDownUnreadyTime:             20 * time.Minute,
-			MaxNodeProvisionTime:             15 * time.Minute,
+			MaxNodeProvisionTime:             cfg.MaxNodeProvisionTime,
 		},
 		CloudProviderName:               "test",
 		MaxTotalUnreadyPercentage:       45,
@@ -105,9 +110,10 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 		ConfigNamespace:                 "kube-system",
 		StatusConfigMapName:             "cluster-autoscaler-status",
 		ExpendablePodsPriorityCutoff:    -10,
-		InitialNodeGroupBackoffDuration: 5 * time.Minute,
-		MaxNodeGroupBackoffDuration:     30 * time.Minute,
-		NodeGroupBackoffResetTimeout:    3 * time.Hour,
+		InitialNodeGroupBackoffDuration: initialNodeGroupBackoff,
+		MaxNodeGroupBackoffDuration:     maxNodeGroupBackoff,
+		NodeGroupBackoffResetTimeout:    nodeGroupBackoffReset,
+		ParallelScaleUp:                 cfg.ParallelScaleUp,
 		MaxNodesPerScaleUp:              1000,
 		MaxNodeGroupBinpackingDuration:  10 * time.Second,
 		MaxBinpackingTime:               5 * time.Minute,
@@ -132,6 +138,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		initialSize: map[string]int{},
 		schedReason: map[string]string{},
 		caReason:    map[string]string{},
+		clock:       &simClock{now: simEpoch},
 	}
 	for i := range s.NodeGroups {
 		r.groups[s.NodeGroups[i].Name] = &s.NodeGroups[i]
@@ -201,8 +208,12 @@ func (r *runner) close() {
 //     decreasing pod orderer;
 //   - the expander chain from factory.NewFactory and RegisterDefaultExpanders,
 //     with "random" replaced by seededRandom;
-//   - a ClusterStateRegistry registered with the ScaleStateNotifier, and
-//     orchestrator.New().Initialize.
+//   - a ClusterStateRegistry whose backoff is CA's exponential backoff on
+//     the simulated clock (simBackoff), registered with the
+//     ScaleStateNotifier through simNotifier (which passes it the simulated
+//     time), and orchestrator.New().Initialize;
+//   - provider callbacks that fail IncreaseSize for a group with
+//     Provisioning.Error and drop the instances CA deletes.
 //
 // In spreadscale mode the plugin wraps the processors, the estimator builder
 // and registers its expander before the chain is built.
@@ -215,8 +226,8 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 		templates[g.Name] = caframework.NewNodeInfo(tpl, nil)
 	}
 	r.provider = testcloudprovider.NewTestCloudProviderBuilder().
-		WithOnScaleUp(func(string, int) error { return nil }).
-		WithOnScaleDown(func(string, string) error { return nil }).
+		WithOnScaleUp(r.onScaleUp).
+		WithOnScaleDown(r.onScaleDown).
 		WithMachineTemplates(templates).
 		Build()
 	r.provider.SetResourceLimiter(cacontext.NewResourceLimiterFromAutoscalingOptions(opts))
@@ -286,15 +297,18 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 	}
 	estimatorBuilder, strategy := parts.EstimatorBuilder, parts.ExpanderStrategy
 
+	r.backoff = &simBackoff{
+		inner: backoff.NewIdBasedExponentialBackoff(opts.InitialNodeGroupBackoffDuration, opts.MaxNodeGroupBackoffDuration, opts.NodeGroupBackoffResetTimeout),
+		clock: r.clock,
+	}
 	r.csr = clusterstate.NewClusterStateRegistry(cloudProvider, clusterstate.ClusterStateRegistryConfig{
 		MaxTotalUnreadyPercentage: opts.MaxTotalUnreadyPercentage,
 		OkTotalUnreadyCount:       opts.OkTotalUnreadyCount,
-	}, logRecorder, backoff.NewIdBasedExponentialBackoff(opts.InitialNodeGroupBackoffDuration, opts.MaxNodeGroupBackoffDuration, opts.NodeGroupBackoffResetTimeout),
-		procs.NodeGroupConfigProcessor, procs.AsyncNodeGroupStateChecker)
+	}, logRecorder, r.backoff, procs.NodeGroupConfigProcessor, procs.AsyncNodeGroupStateChecker)
 	r.actx = cacontext.NewAutoscalingContext(opts, fwHandle, snapshot, kubeClients, cloudProvider, strategy,
 		nil, debuggingsnapshot.NewDebuggingSnapshotter(false), pdb.NewBasicRemainingPdbTracker(), r.csr, nil)
 	r.taintConfig = taints.NewTaintConfig(opts)
-	procs.ScaleStateNotifier.Register(r.csr)
+	procs.ScaleStateNotifier.Register(&simNotifier{csr: r.csr, clock: r.clock})
 	r.procs = procs
 	r.orch = parts.ScaleUpOrchestrator
 	r.orch.Initialize(r.actx, procs, r.csr, estimatorBuilder, r.taintConfig)
@@ -336,89 +350,6 @@ func (r *runner) listers() kube_util.ListerRegistry {
 	)
 }
 
-// autoscale runs one CA loop's scale-up part as StaticAutoscaler.RunOnce
-// does: snapshot of the nodes and bound pods, template NodeInfos of every
-// group from the TemplateNodeInfoProvider, ClusterStateRegistry update, the
-// pod list processor, then ScaleUp unless no pod needs help or the ready
-// nodes already reach --max-nodes-total. The nodes of the executed
-// scale-ups are registered before it returns.
-//
-// CA's clocks run on the wall clock (the orchestrator reads time.Now() for
-// scale-up requests and backoff), so the ClusterStateRegistry and the
-// template provider get the wall-clock time too. CA (and the plugin) get
-// deep copies of the nodes and pods, so nothing they do to the objects can
-// leak into the simulated cluster.
-func (r *runner) autoscale(loop int) ([]ScaleUp, error) {
-	now := time.Now()
-	nodes := deepCopyAll(r.nodes)
-	r.actx.ListerRegistry = r.listers()
-	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.bound), nil); err != nil {
-		return nil, fmt.Errorf("sim: loop %d: CA cluster snapshot: %w", loop, err)
-	}
-	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, nodes, []*appsv1.DaemonSet{}, r.taintConfig, now)
-	if aerr != nil {
-		return nil, fmt.Errorf("sim: loop %d: CA template node infos: %w", loop, aerr)
-	}
-	if err := r.csr.UpdateNodes(nodes, nodeInfos, now); err != nil {
-		return nil, fmt.Errorf("sim: loop %d: CA cluster state: %w", loop, err)
-	}
-	var readyNodes []*apiv1.Node
-	for _, n := range nodes {
-		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready && !n.Spec.Unschedulable {
-			readyNodes = append(readyNodes, n)
-		}
-	}
-
-	toHelp, err := r.procs.PodListProcessor.Process(r.actx, deepCopyAll(r.pending))
-	if err != nil {
-		return nil, fmt.Errorf("sim: loop %d: CA pod list processor: %w", loop, err)
-	}
-	helped := map[string]bool{}
-	for _, p := range toHelp {
-		helped[podKey(p)] = true
-	}
-	clear(r.caReason)
-	for _, p := range r.pending {
-		if helped[podKey(p)] {
-			continue
-		}
-		if podPriority(p) < int32(r.actx.ExpendablePodsPriorityCutoff) {
-			r.caReason[podKey(p)] = fmt.Sprintf("pod is expendable (priority %d below cutoff %d) and does not trigger scale-up", podPriority(p), r.actx.ExpendablePodsPriorityCutoff)
-		} else {
-			r.caReason[podKey(p)] = "CA's simulation fits the pod on an existing node, so it does not trigger scale-up"
-		}
-	}
-	if len(toHelp) == 0 {
-		return nil, nil
-	}
-	if r.actx.MaxNodesTotal > 0 && len(readyNodes) >= r.actx.MaxNodesTotal {
-		for _, p := range toHelp {
-			r.caReason[podKey(p)] = "pod didn't trigger scale-up: max total nodes in cluster reached"
-		}
-		return nil, nil
-	}
-
-	before := r.targetSizes()
-	status, aerr := r.orch.ScaleUp(toHelp, readyNodes, []*appsv1.DaemonSet{}, nodeInfos, false)
-	if status != nil {
-		r.procs.ScaleUpStatusProcessor.Process(r.actx, status)
-	}
-	r.recordScaleUpReasons(toHelp, status, aerr)
-	after := r.targetSizes()
-
-	var scaleUps []ScaleUp
-	for _, g := range sortedKeys(after) {
-		if after[g] <= before[g] {
-			continue
-		}
-		scaleUps = append(scaleUps, ScaleUp{NodeGroup: g, From: before[g], To: after[g]})
-		for i := before[g]; i < after[g]; i++ {
-			r.registerNode(g, simEpoch.Add(time.Duration(loop)*loopInterval))
-		}
-	}
-	return scaleUps, nil
-}
-
 // deepCopyAll deep-copies every object of objs.
 func deepCopyAll[T interface{ DeepCopy() T }](objs []T) []T {
 	out := make([]T, len(objs))
@@ -436,15 +367,6 @@ func (r *runner) targetSizes() map[string]int {
 		out[ng.Id()] = size
 	}
 	return out
-}
-
-// registerNode adds a new Ready node of group to the cluster and to the
-// cloud provider's instances.
-func (r *runner) registerNode(group string, readyAt time.Time) {
-	n := nodeFromTemplate(r.groups[group], r.namer.name(group), readyAt, true)
-	r.nodes = append(r.nodes, n)
-	r.nodeGroupOf[n.Name] = group
-	r.provider.AddNode(group, n)
 }
 
 // schedulePending binds pending pods in queue order, repeating passes while

@@ -2,24 +2,32 @@
 // kube-scheduler, so that unit tests and the spreadsim CLI can compare stock
 // cluster-autoscaler with spreadscale on the same cluster.
 //
-// One Run works on a private copy of a Scenario:
+// One Run works on a private copy of a Scenario, on a simulated clock: loop
+// k runs at k times Config.ScanInterval after the start.
 //
 //  1. Before the first loop, the scheduler binds every pending pod that
 //     already fits (these placements have Loop 0).
-//  2. Each loop runs cluster-autoscaler 1.33.0's real ScaleUpOrchestrator
-//     (CA's binpacking estimator and expander chain in stock mode; the
-//     spreadscale plugin wiring in spreadscale mode) over CA's test cloud
-//     provider, a real AutoscalingContext and a real ClusterStateRegistry.
-//     The nodes of every scale-up it executes register at once, Ready, named
-//     "<group>-new-<n>".
+//  2. Each loop first registers the new nodes whose provisioning delay has
+//     passed, then runs what cluster-autoscaler 1.33.0's
+//     StaticAutoscaler.RunOnce does for scale-up at the loop's time: the
+//     ClusterStateRegistry update, removal of instances unregistered for
+//     longer than --max-node-provision-time, the target-size fix, the
+//     upcoming nodes added to CA's cluster snapshot, the pod list processor,
+//     and the real ScaleUpOrchestrator (CA's binpacking estimator and
+//     expander chain in stock mode; the spreadscale plugin wiring in
+//     spreadscale mode) over CA's test cloud provider. The instances of
+//     every executed scale-up exist on the provider at once; each registers
+//     as a Ready node named "<group>-new-<n>" after its group's
+//     Provisioning.Delay (in the same loop when it is 0), or never.
 //  3. Then the real kube-scheduler v1.33.1 framework with the default profile
 //     (every default Filter and Score plugin) binds the pending pods in
 //     scheduling-queue order, one pod at a time, each seeing the pods bound
 //     before it.
 //
-// Runs stop when no pod is pending, when a loop neither scaled nor bound
-// anything, or after Config.MaxLoops loops. The same Scenario and Seed always
-// give the same Result.
+// Runs stop when no pod is pending; when a loop neither scaled nor bound
+// anything while no node is upcoming, no instance is still provisioning, no
+// scale-up failed in it and no group is backed off; or after Config.MaxLoops
+// loops. The same Scenario and Seed always give the same Result.
 package sim
 
 import (
@@ -27,6 +35,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	apiv1 "k8s.io/api/core/v1"
 )
@@ -57,6 +66,30 @@ type NodeGroup struct {
 	// nothing else reads it. See scenarioPricing for how nodes map to
 	// their group's price and how pods are priced.
 	Price *float64
+	// Provisioning is how the cloud provider carries out the group's
+	// scale-ups; the zero value registers new nodes at once.
+	Provisioning Provisioning
+}
+
+// Provisioning describes how a group's new nodes come up (NodeGroup input
+// spec.provisioning).
+type Provisioning struct {
+	// Delay is how long after its scale-up a new node registers, Ready
+	// (input "delay", default 0s: in the loop that asked for it). Until
+	// then CA's ClusterStateRegistry counts it as upcoming.
+	Delay time.Duration
+	// Error, when not empty, makes every IncreaseSize of the group fail
+	// with this message (input "error"; a zone stockout or quota): the
+	// target size stays, CA's executor registers the failed scale-up and
+	// the ClusterStateRegistry backs the group off (5 minutes, doubling up
+	// to 30, CA's defaults).
+	Error string
+	// NeverRegisters makes the instances of every scale-up of the group
+	// come up on the provider but never join the cluster (input
+	// "neverRegisters"): CA counts them as upcoming until
+	// --max-node-provision-time has passed, then times the scale-up out,
+	// backs the group off and deletes the instances.
+	NeverRegisters bool
 }
 
 // Scenario is the cluster a Run starts from. Run never modifies it.
@@ -96,8 +129,17 @@ type Config struct {
 	// priority expander over Scenario.PriorityConfigMap (which must be
 	// set). "grpc" is rejected: the simulation has no expander server.
 	Expander string
-	// MaxLoops bounds the number of CA loops; 0 means 10.
+	// MaxLoops bounds the number of CA loops; 0 means DefaultMaxLoops.
 	MaxLoops int
+	// ScanInterval is CA's --scan-interval, the simulated time between
+	// loops; 0 means 10s.
+	ScanInterval time.Duration
+	// MaxNodeProvisionTime is CA's --max-node-provision-time; 0 means 15m.
+	MaxNodeProvisionTime time.Duration
+	// ParallelScaleUp is CA's --parallel-scale-up: the executor resizes
+	// the groups of a scale-up concurrently instead of one after another
+	// (stopping at the first failure).
+	ParallelScaleUp bool
 	// Seed seeds every random choice of the run: the "random" expander,
 	// CA's final random tie-break, and the scheduler's choice among nodes
 	// with equal top score.
@@ -129,8 +171,19 @@ type Result struct {
 
 // Loop is what one CA loop did.
 type Loop struct {
+	// Time is the loop's simulated time since the start of the Run: its
+	// number times Config.ScanInterval.
+	Time time.Duration
+	// UpcomingNodes are the nodes CA counted as upcoming per group when the
+	// loop started (ClusterStateRegistry.GetUpcomingNodes) and added to its
+	// cluster snapshot; groups with none are absent.
+	UpcomingNodes map[string]int
 	// ScaleUps are the group size increases CA executed, sorted by group.
 	ScaleUps []ScaleUp
+	// FailedScaleUps are the scale-ups CA registered as failed in the loop,
+	// sorted by group: an IncreaseSize error, or a scale-up timed out after
+	// --max-node-provision-time. CA backs each group off.
+	FailedScaleUps []FailedScaleUp
 	// BoundPods is the number of pods the scheduler bound after the
 	// scale-up of this loop.
 	BoundPods int
@@ -140,6 +193,12 @@ type Loop struct {
 type ScaleUp struct {
 	NodeGroup string
 	From, To  int
+}
+
+// FailedScaleUp is a scale-up CA registered as failed, with its message.
+type FailedScaleUp struct {
+	NodeGroup string
+	Error     string
 }
 
 // GroupSize is a node group's size at the start and at the end of a Run.
@@ -169,38 +228,6 @@ type Pending struct {
 	Reason string
 }
 
-// ScaleUpLoops returns the number of loops that scaled at least one group.
-func (r *Result) ScaleUpLoops() int {
-	n := 0
-	for _, l := range r.Loops {
-		if len(l.ScaleUps) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// NodeCountByLabel counts the final nodes by the value of label key; nodes
-// without the label count under "".
-func (r *Result) NodeCountByLabel(key string) map[string]int {
-	out := map[string]int{}
-	for _, n := range r.Nodes {
-		out[n.Labels[key]]++
-	}
-	return out
-}
-
-// GroupSize returns the final size of the named group and whether the group
-// exists.
-func (r *Result) GroupSize(name string) (GroupSize, bool) {
-	for _, g := range r.NodeGroups {
-		if g.Name == name {
-			return g, true
-		}
-	}
-	return GroupSize{}, false
-}
-
 // Run simulates CA loops on a copy of s with the wiring cfg selects. It
 // returns an error for invalid input (naming the offending object and field),
 // when a CA or scheduler component cannot be built or fails, or when ctx is
@@ -217,6 +244,9 @@ func Run(ctx context.Context, s Scenario, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 	cfg = withDefaults(cfg)
+	if cfg.MaxLoops == 0 {
+		cfg.MaxLoops = DefaultMaxLoops(s, cfg)
+	}
 	r, err := newRunner(ctx, s, cfg)
 	if err != nil {
 		return nil, err
@@ -225,10 +255,14 @@ func Run(ctx context.Context, s Scenario, cfg Config) (res *Result, err error) {
 	return r.run(ctx)
 }
 
-// withDefaults fills the zero fields of cfg with their documented defaults.
+// withDefaults fills the zero fields of cfg with their documented defaults,
+// MaxLoops excepted (see DefaultMaxLoops).
 func withDefaults(cfg Config) Config {
-	if cfg.MaxLoops == 0 {
-		cfg.MaxLoops = 10
+	if cfg.ScanInterval == 0 {
+		cfg.ScanInterval = defaultScanInterval
+	}
+	if cfg.MaxNodeProvisionTime == 0 {
+		cfg.MaxNodeProvisionTime = defaultMaxNodeProvisionTime
 	}
 	if cfg.Expander == "" {
 		if cfg.Spreadscale {
@@ -238,53 +272,6 @@ func withDefaults(cfg Config) Config {
 		}
 	}
 	return cfg
-}
-
-// run executes the loops and assembles the Result.
-func (r *runner) run(ctx context.Context) (*Result, error) {
-	res := &Result{}
-	if _, err := r.schedulePending(ctx, 0, res); err != nil {
-		return nil, err
-	}
-	stoppedByMaxLoops := false
-	for loop := 1; len(r.pending) > 0; loop++ {
-		if loop > r.cfg.MaxLoops {
-			stoppedByMaxLoops = true
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		scaleUps, err := r.autoscale(loop)
-		if err != nil {
-			return nil, err
-		}
-		bound, err := r.schedulePending(ctx, loop, res)
-		if err != nil {
-			return nil, err
-		}
-		res.Loops = append(res.Loops, Loop{ScaleUps: scaleUps, BoundPods: bound})
-		if len(scaleUps) == 0 && bound == 0 {
-			break
-		}
-	}
-	for _, g := range r.scenario.NodeGroups {
-		res.NodeGroups = append(res.NodeGroups, GroupSize{Name: g.Name, From: r.initialSize[g.Name], To: r.groupSize(g.Name)})
-	}
-	for _, p := range r.pending {
-		res.Unschedulable = append(res.Unschedulable, Pending{
-			Namespace: p.Namespace,
-			Name:      p.Name,
-			Reason:    r.pendingReason(p, stoppedByMaxLoops),
-		})
-	}
-	for _, n := range r.nodes {
-		res.Nodes = append(res.Nodes, n.DeepCopy())
-	}
-	for _, p := range r.bound {
-		res.BoundPods = append(res.BoundPods, p.DeepCopy())
-	}
-	return res, nil
 }
 
 // groupSize is the number of nodes of group name currently registered.

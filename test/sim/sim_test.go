@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,6 +164,9 @@ func TestValidation(t *testing.T) {
 		{"empty expander name", func(_ *sim.Scenario, c *sim.Config) { c.Expander = "least-waste," }, `Config.Expander: "least-waste," has an empty expander name`},
 		{"unknown expander", func(_ *sim.Scenario, c *sim.Config) { c.Expander = "cheapest" }, `Expander cheapest not supported`},
 		{"negative loops", func(_ *sim.Scenario, c *sim.Config) { c.MaxLoops = -1 }, "Config.MaxLoops: -1 is negative"},
+		{"negative scan interval", func(_ *sim.Scenario, c *sim.Config) { c.ScanInterval = -time.Second }, "Config.ScanInterval: -1s is negative"},
+		{"negative provision time", func(_ *sim.Scenario, c *sim.Config) { c.MaxNodeProvisionTime = -time.Minute }, "Config.MaxNodeProvisionTime: -1m0s is negative"},
+		{"negative delay", func(s *sim.Scenario, _ *sim.Config) { s.NodeGroups[0].Provisioning.Delay = -time.Second }, `node group "ng-a": Provisioning.Delay -1s is negative`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

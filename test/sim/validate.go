@@ -18,6 +18,12 @@ func validate(s Scenario, cfg Config) error {
 	if cfg.MaxLoops < 0 {
 		return errorf("Config.MaxLoops: %d is negative", cfg.MaxLoops)
 	}
+	if cfg.ScanInterval < 0 {
+		return errorf("Config.ScanInterval: %v is negative", cfg.ScanInterval)
+	}
+	if cfg.MaxNodeProvisionTime < 0 {
+		return errorf("Config.MaxNodeProvisionTime: %v is negative", cfg.MaxNodeProvisionTime)
+	}
 	if s.MaxNodesTotal < 0 {
 		return errorf("Scenario.MaxNodesTotal: %d is negative", s.MaxNodesTotal)
 	}
@@ -57,6 +63,9 @@ func validate(s Scenario, cfg Config) error {
 			if k == "" {
 				return errorf("node group %q: DomainLabels has an empty key", g.Name)
 			}
+		}
+		if g.Provisioning.Delay < 0 {
+			return errorf("node group %q: Provisioning.Delay %v is negative", g.Name, g.Provisioning.Delay)
 		}
 		if g.Price != nil && !(*g.Price >= 0 && !math.IsInf(*g.Price, 1)) {
 			return errorf("node group %q: Price %v must be a finite number >= 0", g.Name, *g.Price)

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ const APIVersion = "spreadscale.io/v1alpha1"
 //	    status: {capacity: {cpu: "2", memory: 8Gi, pods: "110"}}
 //	  domainLabels: {topology.kubernetes.io/zone: a}
 //	  price: 0.096
+//	  provisioning: {delay: 90s, error: "out of capacity in zone-a", neverRegisters: false}
 type NodeGroup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -63,6 +65,23 @@ type NodeGroupSpec struct {
 	// in any currency shared by all groups); unset means unknown.
 	// cluster-autoscaler's price expander needs it on every group.
 	Price *float64 `json:"price,omitempty"`
+	// Provisioning is how the cloud provider carries out the group's
+	// scale-ups; unset means new nodes register at once.
+	Provisioning *ProvisioningSpec `json:"provisioning,omitempty"`
+}
+
+// ProvisioningSpec is a node group's spec.provisioning (sim.Provisioning).
+type ProvisioningSpec struct {
+	// Delay is how long after its scale-up a new node registers, Ready: a
+	// Go duration ("90s", "2m30s") >= 0; default 0s.
+	Delay string `json:"delay,omitempty"`
+	// Error, when set, makes every IncreaseSize of the group fail with
+	// this message; cluster-autoscaler backs the group off.
+	Error string `json:"error,omitempty"`
+	// NeverRegisters makes the group's new instances never join the
+	// cluster; cluster-autoscaler gives up after
+	// --max-node-provision-time.
+	NeverRegisters bool `json:"neverRegisters,omitempty"`
 }
 
 // nodeGroup decodes and validates a NodeGroup.
@@ -118,6 +137,11 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 			ok = false
 		}
 		g.Price = spec.Price
+	}
+	if spec.Provisioning != nil {
+		p, valid := l.provisioning(at, spec.Provisioning)
+		ok = ok && valid
+		g.Provisioning = p
 	}
 	sel, valid := l.groupSelector(at, spec.Selector)
 	ok = ok && valid
@@ -179,4 +203,24 @@ func (l *loader) domainLabels(at origin, in map[string]string) (map[string]strin
 		}
 	}
 	return out, ok
+}
+
+// provisioning validates spec.provisioning: delay must parse as a Go
+// duration and not be negative.
+func (l *loader) provisioning(at origin, p *ProvisioningSpec) (sim.Provisioning, bool) {
+	out := sim.Provisioning{Error: p.Error, NeverRegisters: p.NeverRegisters}
+	if p.Delay == "" {
+		return out, true
+	}
+	d, err := time.ParseDuration(p.Delay)
+	if err != nil {
+		l.fail(at, "spec.provisioning.delay: invalid duration %q (want a Go duration such as 90s or 2m30s)", p.Delay)
+		return out, false
+	}
+	if d < 0 {
+		l.fail(at, "spec.provisioning.delay: %s must not be negative", p.Delay)
+		return out, false
+	}
+	out.Delay = d
+	return out, true
 }

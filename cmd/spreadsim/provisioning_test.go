@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// stockoutExample has 90s provisioning delays in two zones and a group
+// whose scale-ups fail.
+const stockoutExample = "../../examples/zone-stockout-3-zones.yaml"
+
+// -o json shows each loop's simulated time, its upcoming nodes and its
+// failed scale-ups with their message; the auto --max-loops covers the
+// delays and CA's backoff.
+func TestJSONProvisioning(t *testing.T) {
+	doc := runJSON(t, "-f", stockoutExample)
+	r := doc.Result
+	if len(r.Loops) != 11 {
+		t.Fatalf("loops = %d, want 11", len(r.Loops))
+	}
+	first, second, third := r.Loops[0], r.Loops[1], r.Loops[2]
+	if first.Time != "10s" || len(first.ScaleUps) != 0 || len(first.FailedScaleUps) != 1 ||
+		first.FailedScaleUps[0].NodeGroup != "ng-c" ||
+		first.FailedScaleUps[0].Error != "failed to increase node group size: out of capacity in us-east-1c" {
+		t.Errorf("loop 1 = %+v, want ng-c's failed scale-up at 10s", first)
+	}
+	if second.Time != "20s" || len(second.ScaleUps) != 2 || len(second.UpcomingNodes) != 0 {
+		t.Errorf("loop 2 = %+v, want ng-a and ng-b scaled at 20s", second)
+	}
+	if third.UpcomingNodes["ng-a"] != 2 || third.UpcomingNodes["ng-b"] != 2 || len(third.ScaleUps) != 0 {
+		t.Errorf("loop 3 = %+v, want 2 upcoming nodes in ng-a and ng-b and no scale-up", third)
+	}
+	if last := r.Loops[10]; last.Time != "1m50s" || last.BoundPods != 4 || len(last.UpcomingNodes) != 0 {
+		t.Errorf("loop 11 = %+v, want 4 pods bound at 1m50s", last)
+	}
+}
+
+// The table shows the time column, failed scale-ups, upcoming nodes, the
+// new flags in the config line and when every pod was bound.
+func TestTableProvisioning(t *testing.T) {
+	out := mustRun(t, "", "-f", stockoutExample, "--parallel-scale-up", "--scan-interval", "20s")
+	for _, want := range []string{
+		"config: --seed=1 --max-loops=105 --scan-interval=20s --max-node-provision-time=15m0s --parallel-scale-up\n",
+		"1     20s    ng-a 1->2, ng-b 1->2, ng-c FAILED: failed to increase node group size: out of capacity in us-east-1c (bound 0)\n",
+		"2     40s    ng-a 2->3, ng-b 2->3, upcoming ng-a 1, ng-b 1 (bound 0)\n",
+		"nothing scaled, failed or got bound)\n",
+		"summary: spreadscale 2 loops, 6 nodes, max skew 0, all bound at 2m20s\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

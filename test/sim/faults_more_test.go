@@ -1,0 +1,131 @@
+package sim_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/spreadscale/spreadscale/test/sim"
+)
+
+const timedOut = "Scale-up timed out for node group ng-c after 15m10s"
+
+// Zone c's instances never join: CA counts them upcoming (no second
+// request for their pods) until --max-node-provision-time (15m) has passed
+// since the scale-up, times the scale-up out and backs ng-c off, deletes
+// the instances a loop later (unregistered for more than 15m), and the
+// pods are planned onto zones a and b.
+func TestFaultNeverRegisters(t *testing.T) {
+	s := faultScenario(map[string]sim.Provisioning{"ng-c": {NeverRegisters: true}})
+	final := map[string]int{"ng-a": 3, "ng-b": 3, "ng-c": 0}
+	for _, parallel := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stock parallel=%v", parallel), func(t *testing.T) {
+			faultOutcome{
+				events: []string{
+					"1 10s: ng-b 1->2; bound 1",
+					"2 20s: ng-c 0->2; bound 0",
+					"3 30s: ng-a 1->2; upcoming ng-c 2; bound 1",
+					"93 15m30s: failed ng-c: " + timedOut + "; upcoming ng-c 2; bound 0",
+					"94 15m40s: ng-a 2->3; bound 1",
+					"95 15m50s: ng-b 2->3; bound 1",
+				},
+				requested: 6, loops: 95, allBound: 15*time.Minute + 50*time.Second, groups: final,
+			}.check(t, run(t, s, sim.Config{Seed: scenarioSeed, ParallelScaleUp: parallel}))
+		})
+		t.Run(fmt.Sprintf("spreadscale parallel=%v", parallel), func(t *testing.T) {
+			res := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true, ParallelScaleUp: parallel})
+			faultOutcome{
+				events: []string{
+					"1 10s: ng-a 1->2; ng-b 1->2; ng-c 0->2; bound 2",
+					"92 15m20s: failed ng-c: " + timedOut + "; upcoming ng-c 2; bound 0",
+					"93 15m30s: ng-a 2->3; ng-b 2->3; bound 2",
+				},
+				requested: 6, loops: 93, allBound: 15*time.Minute + 30*time.Second, groups: final,
+			}.check(t, res)
+			for i := 1; i < 91; i++ {
+				assert.Equal(t, map[string]int{"ng-c": 2}, res.Loops[i].UpcomingNodes, "loop %d", i+1)
+			}
+		})
+	}
+}
+
+// With a shorter --max-node-provision-time and --scan-interval, CA gives
+// up sooner.
+func TestFaultNeverRegistersShortProvisionTime(t *testing.T) {
+	s := faultScenario(map[string]sim.Provisioning{"ng-c": {NeverRegisters: true}})
+	res := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true, ScanInterval: 30 * time.Second, MaxNodeProvisionTime: 5 * time.Minute})
+	faultOutcome{
+		events: []string{
+			"1 30s: ng-a 1->2; ng-b 1->2; ng-c 0->2; bound 2",
+			"12 6m0s: failed ng-c: Scale-up timed out for node group ng-c after 5m30s; upcoming ng-c 2; bound 0",
+			"13 6m30s: ng-a 2->3; ng-b 2->3; bound 2",
+		},
+		requested: 6, loops: 13, allBound: 6*time.Minute + 30*time.Second,
+		groups: map[string]int{"ng-a": 3, "ng-b": 3, "ng-c": 0},
+	}.check(t, res)
+}
+
+const quota = "failed to increase node group size: quota exceeded"
+
+// A plan executed in part: spreadscale plans ng-c +2, ng-a +1, ng-b +1 and
+// CA's sequential executor resizes them in that order, so ng-a's failure
+// stops it before ng-b. The next loop plans ng-b +1 for the pod ng-b was
+// meant to take; the pod meant for zone a (which has a node, so the
+// scheduler keeps it as a domain) stays pending with CA's reason, and CA
+// retries ng-a only when its backoff (5m, then 10m) has ended. In parallel
+// the executor resizes ng-b and ng-c in loop 1. Stock ends the same.
+func TestFaultPartialExecution(t *testing.T) {
+	s := faultScenario(map[string]sim.Provisioning{"ng-a": {Error: "quota exceeded"}})
+	final := map[string]int{"ng-a": 1, "ng-b": 2, "ng-c": 2}
+	for _, parallel := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stock parallel=%v", parallel), func(t *testing.T) {
+			faultOutcome{
+				events: []string{
+					"1 10s: ng-b 1->2; bound 1",
+					"2 20s: ng-c 0->2; bound 2",
+					"3 30s: failed ng-a: " + quota + "; bound 0",
+					"34 5m40s: failed ng-a: " + quota + "; bound 0",
+					"95 15m50s: failed ng-a: " + quota + "; bound 0",
+				},
+				requested: 3, loops: 190, pending: 1, groups: final,
+			}.check(t, run(t, s, sim.Config{Seed: scenarioSeed, ParallelScaleUp: parallel}))
+		})
+	}
+	later := []string{
+		"32 5m20s: failed ng-a: " + quota + "; bound 0",
+		"93 15m30s: failed ng-a: " + quota + "; bound 0",
+	}
+	t.Run("spreadscale sequential", func(t *testing.T) {
+		res := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true})
+		faultOutcome{
+			events: append([]string{
+				"1 10s: ng-c 0->2; failed ng-a: " + quota + "; bound 2",
+				"2 20s: ng-b 1->2; bound 1",
+			}, later...),
+			requested: 3, loops: 190, pending: 1, groups: final,
+		}.check(t, res)
+		assert.Contains(t, res.Unschedulable[0].Reason, "left out of this loop's plan: ng-a (backed off after a failed scale-up: "+quota+")")
+	})
+	t.Run("spreadscale parallel", func(t *testing.T) {
+		res := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true, ParallelScaleUp: true})
+		faultOutcome{
+			events:    append([]string{"1 10s: ng-b 1->2; ng-c 0->2; failed ng-a: " + quota + "; bound 3"}, later...),
+			requested: 3, loops: 190, pending: 1, groups: final,
+		}.check(t, res)
+		assert.Contains(t, res.Unschedulable[0].Reason, "left out of this loop's plan: ng-a (backed off")
+	})
+}
+
+// The default MaxLoops covers the delays, the provision time and CA's
+// maximum backoff.
+func TestDefaultMaxLoops(t *testing.T) {
+	plain := faultScenario(nil)
+	assert.Equal(t, 10, sim.DefaultMaxLoops(plain, sim.Config{}))
+	assert.Equal(t, 19, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {Delay: 90 * time.Second}}), sim.Config{}))
+	assert.Equal(t, 190, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {Error: "x"}}), sim.Config{}))
+	assert.Equal(t, 280, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {NeverRegisters: true}}), sim.Config{}))
+	assert.Equal(t, 10+(5*60+30*60)/30, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {NeverRegisters: true}}),
+		sim.Config{ScanInterval: 30 * time.Second, MaxNodeProvisionTime: 5 * time.Minute}))
+}

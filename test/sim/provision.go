@@ -1,0 +1,217 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	testcloudprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
+	cautils "k8s.io/autoscaler/cluster-autoscaler/clusterstate/utils"
+	"k8s.io/autoscaler/cluster-autoscaler/core"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator"
+	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+)
+
+// instance is a cloud instance a scale-up created that has not joined the
+// cluster yet.
+type instance struct {
+	name, group string
+	// readyAt is when the node registers, Ready; zero for an instance
+	// that never registers.
+	readyAt time.Time
+}
+
+// onScaleUp is the test cloud provider's IncreaseSize callback. For a group
+// with Provisioning.Error it fails with that message and puts the target
+// size back (the test provider raises it before calling back; a real
+// provider whose resize call fails leaves it as it was), so CA's executor
+// registers a failed scale-up and the registry backs the group off, as in
+// production. DecreaseTargetSize calls back with a negative delta, which
+// always succeeds.
+func (r *runner) onScaleUp(group string, delta int) error {
+	g := r.groups[group]
+	if delta <= 0 || g == nil || g.Provisioning.Error == "" {
+		return nil
+	}
+	if ng, ok := r.provider.GetNodeGroup(group).(*testcloudprovider.TestNodeGroup); ok {
+		size, _ := ng.TargetSize()
+		ng.SetTargetSize(size - delta)
+	}
+	return errors.New(g.Provisioning.Error)
+}
+
+// onScaleDown is the test cloud provider's DeleteNodes callback: the
+// instance is gone (CA deletes only unregistered instances here, see
+// removeOldUnregistered).
+func (r *runner) onScaleDown(_ string, name string) error {
+	r.provider.DeleteNode(&apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	r.launching = slices.DeleteFunc(r.launching, func(in instance) bool { return in.name == name })
+	return nil
+}
+
+// launch creates the instances of a scale-up of group by n nodes at now:
+// they exist on the cloud provider at once (CA sees them as unregistered
+// nodes) and register after the group's Provisioning.Delay, or never.
+func (r *runner) launch(group string, n int, now time.Time) {
+	p := r.groups[group].Provisioning
+	for range n {
+		in := instance{name: r.namer.name(group), group: group}
+		if !p.NeverRegisters {
+			in.readyAt = now.Add(p.Delay)
+		}
+		r.provider.AddNode(group, &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.name}})
+		r.launching = append(r.launching, in)
+	}
+}
+
+// registerDue registers, in launch order, every instance whose readyAt is
+// not after now as a Ready node of its group, created and Ready at readyAt.
+func (r *runner) registerDue(now time.Time) {
+	var still []instance
+	for _, in := range r.launching {
+		if in.readyAt.IsZero() || in.readyAt.After(now) {
+			still = append(still, in)
+			continue
+		}
+		n := nodeFromTemplate(r.groups[in.group], in.name, in.readyAt, true)
+		r.nodes = append(r.nodes, n)
+		r.nodeGroupOf[n.Name] = in.group
+	}
+	r.launching = still
+}
+
+// refreshInstances refreshes the registry's cache of cloud instances every
+// CloudProviderNodeInstancesCacheRefreshInterval (2 minutes) of simulated
+// time, as the goroutine ClusterStateRegistry.Start runs does on the wall
+// clock. Between refreshes the registry refetches only groups that are
+// scaling up and entries CA invalidated.
+func (r *runner) refreshInstances(now time.Time) {
+	if now.Sub(r.instancesRefreshed) >= cautils.CloudProviderNodeInstancesCacheRefreshInterval {
+		r.csr.RefreshCloudProviderNodeInstancesCache()
+		r.instancesRefreshed = now
+	}
+}
+
+// removeOldUnregistered mirrors RunOnce's removeOldUnregisteredNodes (CA
+// 1.33.0 defaults: --force-delete-long-unregistered-nodes off): every node
+// the registry has seen unregistered for longer than the group's
+// --max-node-provision-time is deleted through NodeGroup.DeleteNodes, at
+// most down to the group's minimum size, and the group's instance cache
+// entry is invalidated.
+func (r *runner) removeOldUnregistered(now time.Time) error {
+	old := map[string][]*apiv1.Node{}
+	var order []string
+	for _, u := range r.csr.GetUnregisteredNodes() {
+		ng, err := r.provider.NodeGroupForNode(u.Node)
+		if err != nil || ng == nil || reflect.ValueOf(ng).IsNil() {
+			continue
+		}
+		maxTime, err := r.csr.MaxNodeProvisionTime(ng)
+		if err != nil {
+			return err
+		}
+		if u.UnregisteredSince.Add(maxTime).Before(now) {
+			if len(old[ng.Id()]) == 0 {
+				order = append(order, ng.Id())
+			}
+			old[ng.Id()] = append(old[ng.Id()], u.Node)
+		}
+	}
+	slices.Sort(order)
+	for _, id := range order {
+		ng := r.provider.GetNodeGroup(id)
+		nodes := old[id]
+		slices.SortFunc(nodes, func(a, b *apiv1.Node) int { return strings.Compare(a.Name, b.Name) })
+		size, err := ng.TargetSize()
+		if err != nil {
+			return err
+		}
+		possible := size - ng.MinSize()
+		if possible <= 0 {
+			continue
+		}
+		if len(nodes) > possible {
+			nodes = nodes[:possible]
+		}
+		err = ng.DeleteNodes(nodes)
+		r.csr.InvalidateNodeInstancesCacheEntry(ng)
+		if err != nil {
+			return fmt.Errorf("delete unregistered nodes of %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// fixNodeGroupSizes mirrors RunOnce's fixNodeGroupSize: a group whose
+// registered nodes have stayed below its target size (beyond its
+// unregistered instances) for longer than --max-node-provision-time gets
+// its target size decreased to the registered count. It returns whether it
+// fixed a group, in which case CA skips the rest of the loop.
+func (r *runner) fixNodeGroupSizes(now time.Time) (bool, error) {
+	fixed := false
+	for _, ng := range r.provider.NodeGroups() {
+		incorrect := r.csr.GetIncorrectNodeGroupSize(ng.Id())
+		if incorrect == nil {
+			continue
+		}
+		maxTime, err := r.csr.MaxNodeProvisionTime(ng)
+		if err != nil {
+			return false, err
+		}
+		if incorrect.FirstObserved.Add(maxTime).Before(now) {
+			if delta := incorrect.CurrentSize - incorrect.ExpectedSize; delta < 0 {
+				if err := ng.DecreaseTargetSize(delta); err != nil {
+					return fixed, fmt.Errorf("decrease %s: %w", ng.Id(), err)
+				}
+				fixed = true
+			}
+		}
+	}
+	return fixed, nil
+}
+
+// addUpcomingNodes mirrors RunOnce's addUpcomingNodesToClusterSnapshot: for
+// every group with upcoming nodes (ClusterStateRegistry.GetUpcomingNodes),
+// that many sanitized copies of the group's template NodeInfo named
+// "<template>-upcoming-<i>" go into CA's cluster snapshot, the template
+// marked with CA's upcoming-node annotation as CA marks it. The pod list
+// processor then fits pending pods on them and the orchestrator and the
+// plugin see them, so the pods they will take trigger no second scale-up.
+func (r *runner) addUpcomingNodes(upcoming map[string]int, nodeInfos map[string]*caframework.NodeInfo) error {
+	for _, id := range sortedKeys(upcoming) {
+		tpl, ok := nodeInfos[id]
+		if !ok {
+			continue
+		}
+		if tpl.Node().Annotations == nil {
+			tpl.Node().Annotations = map[string]string{}
+		}
+		tpl.Node().Annotations[core.NodeUpcomingAnnotation] = "true"
+		for i := range upcoming[id] {
+			ni, err := simulator.SanitizedNodeInfo(tpl, fmt.Sprintf("upcoming-%d", i))
+			if err != nil {
+				return err
+			}
+			if err := r.actx.ClusterSnapshot.AddNodeInfo(ni); err != nil {
+				return fmt.Errorf("add upcoming node %s: %w", ni.Node().Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// backedOff reports whether any group is backed off at the simulated time.
+func (r *runner) backedOff() bool {
+	for _, ng := range r.provider.NodeGroups() {
+		if r.csr.BackoffStatusForNodeGroup(ng, r.clock.Now()).IsBackedOff {
+			return true
+		}
+	}
+	return false
+}

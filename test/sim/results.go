@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// ScaleUpLoops returns the number of loops that scaled at least one group.
+func (r *Result) ScaleUpLoops() int {
+	n := 0
+	for _, l := range r.Loops {
+		if len(l.ScaleUps) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NodeCountByLabel counts the final nodes by the value of label key; nodes
+// without the label count under "".
+func (r *Result) NodeCountByLabel(key string) map[string]int {
+	out := map[string]int{}
+	for _, n := range r.Nodes {
+		out[n.Labels[key]]++
+	}
+	return out
+}
+
+// GroupSize returns the final size of the named group and whether the group
+// exists.
+func (r *Result) GroupSize(name string) (GroupSize, bool) {
+	for _, g := range r.NodeGroups {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return GroupSize{}, false
+}
+
+// RequestedNodes is the number of nodes CA asked for over the whole Run: the
+// sum of every executed scale-up (failed IncreaseSize calls ask for none).
+func (r *Result) RequestedNodes() int {
+	n := 0
+	for _, l := range r.Loops {
+		for _, u := range l.ScaleUps {
+			n += u.To - u.From
+		}
+	}
+	return n
+}
+
+// FailedScaleUps returns every failed scale-up of the Run in loop order.
+func (r *Result) FailedScaleUps() []FailedScaleUp {
+	var out []FailedScaleUp
+	for _, l := range r.Loops {
+		out = append(out, l.FailedScaleUps...)
+	}
+	return out
+}
+
+// AllBoundAt returns the simulated time of the loop after which the last
+// initially pending pod got bound (0 when all fit before the first loop),
+// and false when some pod is still pending.
+func (r *Result) AllBoundAt() (time.Duration, bool) {
+	if len(r.Unschedulable) > 0 {
+		return 0, false
+	}
+	last := 0
+	for _, p := range r.Pods {
+		last = max(last, p.Loop)
+	}
+	if last == 0 || last > len(r.Loops) {
+		return 0, true
+	}
+	return r.Loops[last-1].Time, true
+}
+
+// CA 1.33.0's defaults for the durations the simulation reads.
+const (
+	defaultScanInterval         = 10 * time.Second // --scan-interval
+	defaultMaxNodeProvisionTime = 15 * time.Minute // --max-node-provision-time
+	initialNodeGroupBackoff     = 5 * time.Minute  // --initial-node-group-backoff-duration
+	maxNodeGroupBackoff         = 30 * time.Minute // --max-node-group-backoff-duration
+	nodeGroupBackoffReset       = 3 * time.Hour    // --node-group-backoff-reset-timeout
+)
+
+// DefaultMaxLoops is the MaxLoops Run uses when cfg.MaxLoops is 0: 10 loops,
+// plus, when a group of s has Provisioning set, the loops (at
+// cfg.ScanInterval, default 10s) that cover the longest Delay, plus
+// --max-node-provision-time (cfg.MaxNodeProvisionTime, default 15m) when a
+// group never registers, plus CA's maximum node-group backoff (30m) when a
+// group fails or never registers. At the defaults: 19 loops for a 90s
+// delay, 190 for an error, 280 for a group that never registers.
+func DefaultMaxLoops(s Scenario, cfg Config) int {
+	cfg = withDefaults(cfg)
+	var span time.Duration
+	faulty, never := false, false
+	for _, g := range s.NodeGroups {
+		span = max(span, g.Provisioning.Delay)
+		faulty = faulty || g.Provisioning.Error != "" || g.Provisioning.NeverRegisters
+		never = never || g.Provisioning.NeverRegisters
+	}
+	if never {
+		span += cfg.MaxNodeProvisionTime
+	}
+	if faulty {
+		span += maxNodeGroupBackoff
+	}
+	return 10 + int(math.Ceil(float64(span)/float64(cfg.ScanInterval)))
+}
