@@ -219,3 +219,30 @@ func TestUnhelpedPodsNameTheBackedOffGroup(t *testing.T) {
 		assert.Contains(t, p.Reason, "left out of this loop's plan: ng-c (backed off after a failed scale-up: stockout in zone c)", p.Name)
 	}
 }
+
+func TestPlanLeavesOutUnhealthyGroup(t *testing.T) {
+	// Zone c's group has 4 registered nodes that are not Ready, tainted
+	// node.kubernetes.io/not-ready as the node lifecycle controller does (more than
+	// CA's --ok-total-unready-count 3 and 45% of the group): CA's
+	// ClusterStateRegistry finds it unhealthy, so the plan does not scale
+	// it. Its nodes still make zone c a domain the scheduler counts (with 0
+	// matching pods), so zones a and b, three pods above it, take none either:
+	// the pods stay pending and their reason names the unhealthy group.
+	// Zones a and b have 3 Ready nodes each, so the cluster as a whole
+	// stays healthy (4 of 10 nodes unready).
+	s := zonalScenario([]string{"a", "b", "c"}, map[string]int{"a": 3, "b": 3}, 2000, 8*giB, 10, 2, 1500)
+	for i := 0; i < 4; i++ {
+		name := fmt.Sprintf("ng-c-%d", i)
+		n := NewNode(name, 2000, 8*giB, map[string]string{apiv1.LabelTopologyZone: "c"})
+		n.Status.Conditions[0].Status = apiv1.ConditionFalse
+		n.Spec.Taints = []apiv1.Taint{{Key: apiv1.TaintNodeNotReady, Effect: apiv1.TaintEffectNoSchedule}}
+		s.Nodes = append(s.Nodes, n)
+		s.NodeGroupOf[name] = "ng-c"
+	}
+	res := runWith(t, s, nil)
+	assert.Empty(t, grown(res))
+	require.Len(t, res.Unschedulable, 2)
+	for _, p := range res.Unschedulable {
+		assert.Contains(t, p.Reason, "left out of this loop's plan: ng-c (unhealthy: too many unready nodes)", p.Name)
+	}
+}

@@ -38,6 +38,8 @@ import (
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/plugin"
 )
 
 // NodeGroup is one autoscaled node group.
@@ -266,7 +268,7 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.Expander == "" {
 		if cfg.Spreadscale {
-			cfg.Expander = "topology-spread,least-waste"
+			cfg.Expander = plugin.DefaultExpanders
 		} else {
 			cfg.Expander = "random"
 		}
