@@ -66,6 +66,7 @@ type Orchestrator struct {
 // holder the estimator, filter and balancer read; chooser orders the groups
 // inside a domain (the --expander chain after topology-spread).
 func NewOrchestrator(inner scaleup.Orchestrator, current *estimator.Current, defaults *topology.Defaults, chooser caexpander.Strategy) *Orchestrator {
+	RegisterMetrics()
 	return &Orchestrator{inner: inner, current: current, defaults: defaults, chooser: chooser}
 }
 
@@ -84,10 +85,13 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 	plan, sizes, left, err := o.plan(pods, nodes, nodeInfos)
 	if err != nil {
 		klog.Errorf("topology-spread: planning failed, this loop runs as stock CA: %v", err)
+		fallbacks.WithLabelValues(fallbackPlanningError).Inc()
 		plan = nil
 	}
 	if plan != nil {
-		logPlan(plan, len(pods), time.Since(start))
+		took := time.Since(start)
+		recordPlan(plan, took)
+		logPlan(plan, len(pods), took)
 	}
 	o.current.Set(plan)
 	defer o.current.Set(nil)
@@ -100,6 +104,7 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 		// offered those, see processors.PlanGroups): run the loop as stock
 		// CA over every group, as if there were no plan.
 		klog.V(1).Infof("topology-spread: CA found no option among the plan's groups %v; this loop runs as stock CA", plan.GroupIDs())
+		fallbacks.WithLabelValues(fallbackNoPlanOption).Inc()
 		o.current.Set(nil)
 		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
 	}

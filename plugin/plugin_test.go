@@ -15,6 +15,7 @@ import (
 	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/component-base/metrics/legacyregistry"
 
 	"github.com/spreadscale/spreadscale/processors"
 )
@@ -109,3 +110,19 @@ func TestBuildDeclaredDomainsWrapTemplates(t *testing.T) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+func TestMetricsAreServedFromTheLegacyRegistry(t *testing.T) {
+	RegisterMetrics()
+	RegisterMetrics() // idempotent
+	plannedPods.Add(3)
+	unplacedPods.WithLabelValues("MaxSkewExceeded").Inc()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, f := range families {
+		names[f.GetName()] = true
+	}
+	for _, want := range []string{"spreadscale_planned_pods_total", "spreadscale_unplaced_pods_total"} {
+		assert.True(t, names[want], "%s is not served", want)
+	}
+}

@@ -1,0 +1,67 @@
+package plugin
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/spreadscale/spreadscale/estimator"
+)
+
+// spreadscale's metrics, served with CA's own on --address /metrics (CA
+// serves the legacy registry). All are cumulative over the process's life.
+var (
+	planDuration = metrics.NewHistogram(&metrics.HistogramOpts{
+		Namespace: "spreadscale", Name: "plan_duration_seconds",
+		Help:    "Time to compute one CA loop's scale-up plan (all passes), in seconds.",
+		Buckets: metrics.ExponentialBuckets(0.001, 2, 18), StabilityLevel: metrics.ALPHA,
+	})
+	plannedNodes = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "planned_nodes_total",
+		Help: "New nodes the plans asked for, by node group.", StabilityLevel: metrics.ALPHA,
+	}, []string{"node_group"})
+	plannedPods = metrics.NewCounter(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "planned_pods_total",
+		Help: "Pending pods the plans made schedulable (on new or existing nodes).", StabilityLevel: metrics.ALPHA,
+	})
+	unplacedPods = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "unplaced_pods_total",
+		Help: "Pending pods the plans could not help, by reason kind (MaxSkewExceeded, MaxSizeReached, ...).", StabilityLevel: metrics.ALPHA,
+	}, []string{"reason"})
+	fallbacks = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "plan_fallbacks_total",
+		Help: "Loops with pending DoNotSchedule pods that ran as stock CA, by cause: " +
+			"planning_error (the plan could not be computed) or no_plan_option (CA's own check rejected every plan group).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"cause"})
+
+	registerMetrics sync.Once
+)
+
+// Fallback causes (label values of spreadscale_plan_fallbacks_total).
+const (
+	fallbackPlanningError = "planning_error"
+	fallbackNoPlanOption  = "no_plan_option"
+)
+
+// RegisterMetrics registers spreadscale's metrics in the legacy registry
+// that CA's /metrics serves; NewOrchestrator calls it, more calls are no-ops.
+func RegisterMetrics() {
+	registerMetrics.Do(func() {
+		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks)
+	})
+}
+
+// recordPlan records one loop's plan.
+func recordPlan(plan *estimator.LoopPlan, took time.Duration) {
+	planDuration.Observe(took.Seconds())
+	for _, id := range plan.GroupIDs() {
+		plannedNodes.WithLabelValues(id).Add(float64(plan.NewNodes(id)))
+	}
+	plannedPods.Add(float64(len(plan.Placed())))
+	for _, u := range plan.Topology().Unplaced {
+		unplacedPods.WithLabelValues(string(u.Reason.Kind)).Inc()
+	}
+}
