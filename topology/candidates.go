@@ -51,7 +51,10 @@ func (p *planner) place(pod *v1.Pod) error {
 // candidates returns the places that admit pod on the scheduler view and
 // have capacity, best first; diag collects why the others do not.
 func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate {
-	var valid []candidate
+	// One buffer serves every pod: the candidates of a pod are used up
+	// before the next pod's are collected.
+	valid := p.candidateBuf[:0]
+	defer func() { p.candidateBuf = valid[:0] }()
 	if len(p.planned) > 0 {
 		// Existing nodes only become possible once the plan has added a
 		// node (pending pods did not fit them when the loop started).

@@ -36,6 +36,8 @@ type planner struct {
 	nodeCount int
 	limited   bool // the estimation limiter refused a node
 	budget    ResourceBudget
+	// candidateBuf is reused by candidates for every pod.
+	candidateBuf []candidate
 	// version counts the nodes and pods added to the Cluster.
 	version int
 	// existing are the universe's nodes as places for pending pods, built
