@@ -8,11 +8,9 @@ import (
 // noCapacity is what capacityOf returns without detail.
 var noCapacity = &Reason{Kind: ReasonClusterLimit}
 
-// capacity returns why g cannot add the node it would add next, or nil.
-func (p *planner) capacity(g *groupState) *Reason { return p.capacityOf(g, true) }
-
-// capacityOf is capacity; without detail a refusal is the shared value
-// noCapacity, so that deciding allocates and formats nothing.
+// capacityOf returns why g cannot add the node it would add next, or nil;
+// without detail a refusal is the shared value noCapacity, so that deciding
+// allocates and formats nothing.
 func (p *planner) capacityOf(g *groupState, detail bool) *Reason {
 	need := 1
 	if g.ZeroOrMax && g.Size+g.planned == 0 {

@@ -26,16 +26,13 @@ const readySince = 2 * time.Minute
 // simEpoch is the simulated start of every Run. Node timestamps derive from
 // it rather than from the wall clock, so that a Result is reproducible: an
 // existing node without a Ready condition is Ready since simEpoch minus
-// readySince, and a node registered in loop L is created and Ready at
-// simEpoch plus L times loopInterval. All of these lie long before the wall
+// readySince, and a node registers, Ready, at simEpoch plus the simulated
+// time of its registration (Config.ScanInterval per loop, plus its group's
+// provisioning delay). All of these lie long before the wall
 // clock, so CA's template provider treats every node as stable (past its
 // one-minute stabilization delay), like a node that finished booting while
 // CA waited for it.
 var simEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
-
-// loopInterval is CA's default --scan-interval, the simulated time between
-// loops.
-const loopInterval = 10 * time.Second
 
 // normalizeNode completes a node the way a kubelet and the cloud provider
 // would, in place: Spec.ProviderID is the node name (the instance id of CA's
