@@ -20,7 +20,7 @@ import (
 
 // defaultExpander is this binary's --expander default: spreadscale's filter
 // first, CA's own default after it.
-var defaultExpander = plugin.Name + "," + expander.LeastWasteExpanderName
+const defaultExpander = plugin.DefaultExpanders
 
 const (
 	// defaultEstimator is this binary's --estimator default.
@@ -66,7 +66,8 @@ func adjustUpstreamFlags(fs *goflag.FlagSet) error {
 			usage: "Chain of node group expanders used in scale up, separated by commas; each one narrows the options " +
 				"left by the previous one and remaining ties are broken randomly. Available values: [" +
 				strings.Join(append([]string{plugin.Name}, expander.AvailableExpanders...), ",") + "]. " +
-				plugin.Name + " keeps the options that follow the topology spread plan and passes the others through. " +
+				plugin.Name + ", first in the chain, decides the topology spread of pending pods; the expanders after it choose " +
+				"the node group inside each topology domain (with no pending DoNotSchedule pod the chain runs as upstream). " +
 				"spreadscale's default is " + defaultExpander + " (upstream CA defaults to " + expander.LeastWasteExpanderName + ").",
 		},
 		{
@@ -117,6 +118,63 @@ func validateEstimator(name string) error {
 	return fmt.Errorf("unknown --estimator %q, available values: [%s]", name, strings.Join(supportedEstimators, ","))
 }
 
+// expanderChain splits --expander into its names, trimmed.
+func expanderChain(names string) []string {
+	chain := strings.Split(names, ",")
+	for i := range chain {
+		chain[i] = strings.TrimSpace(chain[i])
+	}
+	return chain
+}
+
+// checkFlagCombination refuses flag combinations that contradict each other.
+// It runs at startup, before the API server is contacted, so that a wrong
+// combination stops the binary at once with a message naming the flags
+// (rather than after the leader lease is held, when the autoscaler is
+// built):
+//
+//   - the spreadscale flags must go together (plugin.Validate): the
+//     topology-spread estimator executes the plan that the topology-spread
+//     expander filter selects, so --estimator=topology-spread needs
+//     topology-spread first in --expander and vice versa. Without the filter
+//     a stock expander could pick a group outside the plan, estimated by
+//     binpacking alone; without the estimator the filter's option would not
+//     carry the plan;
+//   - --topology-spread-declared-domains with neither flag naming
+//     topology-spread would be ignored (spreadscale is not installed then);
+//   - an empty or repeated name in the --expander chain (refused by CA's
+//     expander factory too, but only once the lease is held).
+func checkFlagCombination(opts config.AutoscalingOptions, declaredDomainsFile string) error {
+	seen := map[string]bool{}
+	for _, name := range expanderChain(opts.ExpanderNames) {
+		if name == "" {
+			return fmt.Errorf("--expander=%q: empty expander name in the chain", opts.ExpanderNames)
+		}
+		if seen[name] {
+			return fmt.Errorf("--expander=%q lists %q more than once", opts.ExpanderNames, name)
+		}
+		seen[name] = true
+	}
+	if declaredDomainsFile != "" && !plugin.Uses(opts) {
+		return fmt.Errorf("--%s=%s has no effect with --expander=%s and --estimator=%s: declared domains are used only by %s; "+
+			"set --expander=%s and --estimator=%s, or drop --%s",
+			declaredDomainsFlag, declaredDomainsFile, opts.ExpanderNames, opts.EstimatorName, plugin.Name,
+			defaultExpander, plugin.Name, declaredDomainsFlag)
+	}
+	return plugin.Validate(opts)
+}
+
+// startupSummary is the first line the binary logs: versions and the
+// scale-up configuration in effect.
+func startupSummary(opts config.AutoscalingOptions) string {
+	planning := "off (stock cluster-autoscaler behaviour)"
+	if plugin.Uses(opts) {
+		planning = "on"
+	}
+	return fmt.Sprintf("Starting %s: cloud provider %q, expander chain %s (ties then broken randomly), estimator %s, topology spread planning %s",
+		versionString(), opts.CloudProviderName, strings.Join(expanderChain(opts.ExpanderNames), " -> "), opts.EstimatorName, planning)
+}
+
 const usageText = `%s
 
 Kubernetes cluster-autoscaler 1.33.0 with spreadscale built in: scale-ups for
@@ -135,12 +193,14 @@ Differences from upstream cluster-autoscaler 1.33.0:
     downstream builds, so --` + provReqFlag + `=true is rejected and the
     check-capacity / best-effort-atomic provisioning classes are absent.
   * --version prints spreadscale's and Cluster Autoscaler's versions.
-  * When the estimator or the expander chain uses "` + plugin.Name + `", spreadscale
-    turns CA's --balance-similar-node-groups on internally (CA only consults
-    its balancing processor then); the value you pass still decides whether
-    stock balancing applies to scale-ups that have no topology spread plan.
-    With neither (e.g. --expander=random --estimator=binpacking) the binary
-    behaves exactly like upstream cluster-autoscaler 1.33.0.
+  * --estimator=` + plugin.Name + ` and "` + plugin.Name + `" first in --expander go
+    together (the estimator executes the plan the expander filter selects;
+    the expanders after it choose the node group inside each domain). A
+    contradictory combination stops the binary at startup (exit status 2).
+  * --balance-similar-node-groups keeps its upstream meaning: a topology
+    spread plan's groups join one scale-up whatever its value. With neither
+    spreadscale flag (e.g. --expander=random --estimator=binpacking) the
+    binary behaves exactly like upstream cluster-autoscaler 1.33.0.
 
 Flags:
 `

@@ -75,14 +75,17 @@ func main() {
 
 	autoscalingOpts := flags.AutoscalingOptions()
 	if err := checkUnsupported(autoscalingOpts); err != nil {
-		klog.Fatalf("Invalid configuration: %v", err)
+		exitInvalid(err)
 	}
 	if err := validateEstimator(autoscalingOpts.EstimatorName); err != nil {
-		klog.Fatalf("Invalid configuration: %v", err)
+		exitInvalid(err)
+	}
+	if err := checkFlagCombination(autoscalingOpts, ours.declaredDomainsFile); err != nil {
+		exitInvalid(err)
 	}
 	declared, err := loadDeclaredDomains(ours.declaredDomainsFile)
 	if err != nil {
-		klog.Fatalf("Invalid configuration: %v", err)
+		exitInvalid(err)
 	}
 
 	// The scheduler plugins the simulation runs depend on feature gates: DRA
@@ -98,7 +101,9 @@ func main() {
 		klog.Fatalf("Failed to apply the logging configuration: %v", err)
 	}
 
-	klog.V(1).Infof("%s", versionString())
+	// One line with everything needed to tell which build runs with which
+	// scale-up configuration, before anything can fail on the API server.
+	klog.Infof("%s", startupSummary(autoscalingOpts))
 
 	healthCheck := metrics.NewHealthCheck(autoscalingOpts.MaxInactivityTime, autoscalingOpts.MaxFailingTime)
 	snapshotter := debuggingsnapshot.NewDebuggingSnapshotter(autoscalingOpts.DebuggingSnapshotEnabled)
@@ -229,6 +234,13 @@ func defaultLeaderElection() componentbaseconfig.LeaderElectionConfiguration {
 		ResourceLock:  resourcelock.LeasesResourceLock,
 		ResourceName:  "cluster-autoscaler",
 	}
+}
+
+// exitInvalid reports a configuration error on stderr, without the goroutine
+// dump of klog.Fatal, and exits with status 2 (as for unknown flags).
+func exitInvalid(err error) {
+	fmt.Fprintf(os.Stderr, "Invalid configuration: %v\n", err)
+	os.Exit(2)
 }
 
 func versionString() string {

@@ -1,21 +1,20 @@
 package main
 
 import (
+	"errors"
 	goflag "flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
-	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"sigs.k8s.io/yaml"
 
 	"github.com/spreadscale/spreadscale/plugin"
 )
@@ -171,61 +170,177 @@ func TestHardDefaultConstraints(t *testing.T) {
 	}
 }
 
-type flatPricing struct{}
-
-func (flatPricing) NodePrice(*corev1.Node, time.Time, time.Time) (float64, error) { return 1, nil }
-func (flatPricing) PodPrice(*corev1.Pod, time.Time, time.Time) (float64, error)   { return 0.1, nil }
-
-func TestBuildExpander(t *testing.T) {
-	client := fake.NewSimpleClientset()
-	informerFactory := informers.NewSharedInformerFactory(client, 0)
-	o := config.AutoscalingOptions{ConfigNamespace: "kube-system"}
-	kubeClients := ca_context.NewAutoscalingKubeClients(o, client, informerFactory)
-	cp := testprovider.NewTestCloudProviderBuilder().Build()
-	// The price expander needs a pricing model (CA exits without one).
-	cp.SetPricingModel(flatPricing{})
-	p := plugin.New(plugin.Options{})
-
-	// Not "priority": it starts a ConfigMap reflector, which needs a real
-	// API server client rather than the fake one.
-	valid := []string{
-		defaultExpander,
-		plugin.Name,
-		plugin.Name + ",random",
-		plugin.Name + ",most-pods,least-waste",
-		plugin.Name + ",price,least-waste",
-		"least-waste," + plugin.Name,
-		"random", "most-pods", "least-waste", "least-nodes", "price",
+func TestCheckFlagCombination(t *testing.T) {
+	cases := []struct {
+		name                string
+		expander, estimator string
+		declared            string
+		wantErr             []string
+	}{
+		{name: "spreadscale defaults", expander: defaultExpander, estimator: defaultEstimator},
+		{name: "spreadscale with another tie-breaker", expander: plugin.Name + ",priority,random", estimator: plugin.Name},
+		{name: "stock", expander: "random", estimator: "binpacking"},
+		{name: "stock chain with spaces", expander: "priority, least-waste", estimator: "binpacking"},
+		{name: "declared domains with spreadscale", expander: defaultExpander, estimator: defaultEstimator, declared: "d.yaml"},
+		{
+			name: "declared domains without spreadscale", expander: "random", estimator: "binpacking", declared: "d.yaml",
+			wantErr: []string{"--topology-spread-declared-domains=d.yaml", "--expander=random", "--estimator=binpacking", "has no effect"},
+		},
+		{
+			name: "estimator without the expander filter", expander: "least-waste", estimator: plugin.Name,
+			wantErr: []string{"--estimator=topology-spread", "--expander=least-waste"},
+		},
+		{
+			name: "expander filter with binpacking", expander: plugin.Name + ",random", estimator: "binpacking",
+			wantErr: []string{"--expander=topology-spread,random", "--estimator=binpacking"},
+		},
+		{
+			name: "expander filter not first", expander: "least-waste," + plugin.Name, estimator: plugin.Name,
+			wantErr: []string{"--expander=least-waste,topology-spread", "first"},
+		},
+		{name: "repeated expander", expander: "topology-spread,least-waste,topology-spread", estimator: plugin.Name,
+			wantErr: []string{"--expander=", `lists "topology-spread" more than once`}},
+		{name: "empty expander name", expander: "topology-spread,", estimator: plugin.Name, wantErr: []string{"empty expander name"}},
 	}
-	for _, names := range valid {
-		o.ExpanderNames = names
-		if _, err := buildExpander(p, o, cp, kubeClients, client); err != nil {
-			t.Errorf("--expander=%s: %v", names, err)
-		}
-	}
-	for _, names := range []string{"nearest", plugin.Name + "," + plugin.Name} {
-		o.ExpanderNames = names
-		if _, err := buildExpander(p, o, cp, kubeClients, client); err == nil {
-			t.Errorf("--expander=%s: want an error", names)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := checkFlagCombination(config.AutoscalingOptions{ExpanderNames: c.expander, EstimatorName: c.estimator}, c.declared)
+			if len(c.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("want an error, got none")
+			}
+			for _, w := range c.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q should contain %q", err, w)
+				}
+			}
+		})
 	}
 }
 
-func TestUsesSpreadscale(t *testing.T) {
-	cases := []struct {
-		expander, estimator string
-		want                bool
-	}{
-		{"topology-spread,least-waste", "topology-spread", true},
-		{"random", "topology-spread", true},
-		{"least-waste,topology-spread", "binpacking", true},
-		{"random", "binpacking", false},
-		{"priority,least-waste", "binpacking", false},
-	}
-	for _, c := range cases {
-		got := usesSpreadscale(config.AutoscalingOptions{ExpanderNames: c.expander, EstimatorName: c.estimator})
-		if got != c.want {
-			t.Errorf("expander %q estimator %q: got %v, want %v", c.expander, c.estimator, got, c.want)
+func TestStartupSummary(t *testing.T) {
+	got := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "kwok"})
+	for _, want := range []string{
+		"spreadscale cluster-autoscaler " + version, "(Cluster Autoscaler 1.33.0)", `cloud provider "kwok"`,
+		"expander chain topology-spread -> least-waste", "estimator topology-spread", "topology spread planning on",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q should contain %q", got, want)
 		}
 	}
+	stock := startupSummary(config.AutoscalingOptions{ExpanderNames: "random", EstimatorName: "binpacking"})
+	if !strings.Contains(stock, "planning off") {
+		t.Errorf("%q should say planning is off", stock)
+	}
+}
+
+// mainArgsEnv, when set, makes the test binary run main() with these
+// arguments (one per line) instead of the tests: runMain uses it to test
+// the real flag parsing and validation, which exit the process.
+const mainArgsEnv = "SPREADSCALE_TEST_MAIN_ARGS"
+
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(mainArgsEnv); ok {
+		os.Args = append([]string{"cluster-autoscaler"}, strings.Split(args, "\n")...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// runMain runs main() with args in a child process and returns its exit
+// code, stdout and stderr.
+func runMain(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join(args, "\n"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestMainVersion(t *testing.T) {
+	code, stdout, stderr := runMain(t, "--version")
+	if code != 0 || !strings.Contains(stdout, "spreadscale cluster-autoscaler ") || !strings.Contains(stdout, "(Cluster Autoscaler 1.33.0)") {
+		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestMainRefusesContradictoryFlags(t *testing.T) {
+	cases := map[string][]string{
+		"declared domains without spreadscale":  {"--expander=random", "--estimator=binpacking", "--topology-spread-declared-domains=/etc/domains.yaml"},
+		"estimator without the expander filter": {"--expander=least-waste", "--estimator=topology-spread"},
+		"repeated expander":                     {"--expander=topology-spread,topology-spread"},
+		"unknown estimator":                     {"--estimator=oracle"},
+		"provisioning requests":                 {"--enable-provisioning-requests=true"},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runMain(t, args...)
+			if code != 2 || !strings.HasPrefix(stderr, "Invalid configuration: ") {
+				t.Fatalf("%v: exit %d, stderr %q; want exit 2 and the reason", args, code, stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") {
+				t.Errorf("the refusal should not dump goroutines: %q", stderr)
+			}
+			// A contradiction names every flag involved.
+			for _, a := range args {
+				if strings.HasPrefix(a, "--expander") || strings.HasPrefix(a, "--estimator") || strings.HasPrefix(a, "--topology-spread-declared-domains") {
+					if flag, _, _ := strings.Cut(a, "="); !strings.Contains(stderr, flag) {
+						t.Errorf("stderr %q should name %s", stderr, flag)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDeployManifestFlags checks the container arguments of
+// deploy/deployment.yaml against this binary: every flag exists (main parses
+// them all before --help) and the spreadscale flags are set and consistent.
+func TestDeployManifestFlags(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.UnmarshalStrict(data, &d); err != nil {
+		t.Fatalf("deploy/deployment.yaml: %v", err)
+	}
+	if len(d.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("deploy/deployment.yaml: %d containers, want 1", len(d.Spec.Template.Spec.Containers))
+	}
+	args := d.Spec.Template.Spec.Containers[0].Args
+	code, _, stderr := runMain(t, append(append([]string{}, args...), "--help")...)
+	if code != 0 {
+		t.Fatalf("deploy/deployment.yaml args %v: exit %d: %s", args, code, firstLine(stderr))
+	}
+	values := map[string]string{}
+	for _, a := range args {
+		name, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		values[name] = value
+	}
+	if values["expander"] != plugin.Name+",least-waste" || values["estimator"] != plugin.Name {
+		t.Errorf("deploy/deployment.yaml: --expander=%q --estimator=%q, want %s,least-waste and %s", values["expander"], values["estimator"], plugin.Name, plugin.Name)
+	}
+	if err := checkFlagCombination(config.AutoscalingOptions{ExpanderNames: values["expander"], EstimatorName: values["estimator"]}, values[declaredDomainsFlag]); err != nil {
+		t.Errorf("deploy/deployment.yaml flags: %v", err)
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -1,23 +1,43 @@
 #!/usr/bin/env bash
+# The clean-up functions run from traps, which shellcheck 0.9 does not follow.
+# shellcheck disable=SC2317
 # End-to-end test of spreadscale's cluster-autoscaler on a real local control
-# plane, without containers:
+# plane:
 #   etcd + kube-apiserver + kube-controller-manager + kube-scheduler + kwok
-# all on 127.0.0.1 with free ports, then `go test -tags e2e ./test/e2e/`,
-# which starts one cluster-autoscaler (kwok cloud provider) per scenario.
+# all on 127.0.0.1 with free ports (plain processes), then
+# `go test -tags e2e ./test/e2e/`, which starts one cluster-autoscaler (kwok
+# cloud provider) per scenario: by default from spreadscale's container image
+# with `podman run` (built here by hack/image/build.sh with PROVIDER=kwok), or
+# as a plain binary with E2E_CA_FROM=binary (faster to iterate on).
 #
-# Everything started here is stopped on exit (normal, error, Ctrl-C, TERM).
-# Logs stay in hack/e2e/_artifacts/logs (E2E_ARTIFACTS overrides the folder);
-# the report is hack/e2e/_artifacts/report.txt.
+# Everything started here is stopped on exit (normal, error, Ctrl-C, TERM),
+# CA containers included. Logs stay in hack/e2e/_artifacts/logs
+# (E2E_ARTIFACTS overrides the folder); the report is
+# hack/e2e/_artifacts/report.txt.
 #
 # Environment:
 #   E2E_ARTIFACTS   artifacts folder (default hack/e2e/_artifacts)
 #   E2E_RUN         go test -run pattern (default: all scenarios)
 #   E2E_TIMEOUT     go test -timeout (default 40m)
-#   E2E_CA_BINARY   use this cluster-autoscaler binary instead of building one
+#   E2E_CA_FROM     image (default) or binary
+#   E2E_CA_IMAGE    image mode: run this image instead of building one
+#   E2E_CA_BINARY   binary mode: use this binary (-tags kwok) instead of building one
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/hack/e2e"
+# shellcheck source=hack/image/lib.sh
+source "$root/hack/image/lib.sh"
+ca_from="${E2E_CA_FROM:-image}"
+case "$ca_from" in
+image | binary) ;;
+*)
+	echo "e2e: E2E_CA_FROM=$ca_from: want image or binary" >&2
+	exit 2
+	;;
+esac
+# Labels this run's CA containers (spreadscale.e2e.run=<run_id>) for cleanup.
+run_id="$(date +%s)-$$"
 art="${E2E_ARTIFACTS:-$here/_artifacts}"
 mkdir -p "$art"
 art="$(cd "$art" && pwd)"
@@ -64,6 +84,18 @@ stop_tests() {
 		done
 		kill -KILL -- "-$test_pid" 2>/dev/null || true
 	fi
+	# CA containers left running (the test binary was killed): podman stop
+	# sends SIGTERM, so CA still deletes its kwok nodes while the API server
+	# is up; then make sure they are gone.
+	if [[ "$ca_from" == image ]] && command -v podman >/dev/null; then
+		local left=()
+		mapfile -t left < <(podman "${STORAGE_FLAGS[@]}" ps -a -q --filter "label=spreadscale.e2e.run=$run_id" 2>/dev/null || true)
+		if ((${#left[@]} > 0)); then
+			echo "e2e: stopping CA containers left running: ${left[*]}" >&2
+			podman "${STORAGE_FLAGS[@]}" stop --time 40 "${left[@]}" >/dev/null 2>&1 || true
+			podman "${STORAGE_FLAGS[@]}" rm --force "${left[@]}" >/dev/null 2>&1 || true
+		fi
+	fi
 	local pid
 	if [[ -f "$art/ca.pids" ]]; then
 		while read -r pid; do
@@ -86,8 +118,11 @@ on_exit() {
 	if ((status != 0)); then
 		echo >&2
 		echo "e2e FAILED (exit $status). Logs are kept in $logs:" >&2
-		ls -1 "$logs" | sed "s|^|  $logs/|" >&2 || true
+		local f
+		for f in "$logs"/*; do echo "  $f"; done >&2
 		local ca
+		# The newest CA log (file names are ours: ls is safe here).
+		# shellcheck disable=SC2012
 		ca="$(ls -1t "$logs"/ca-*.log 2>/dev/null | head -1 || true)"
 		if [[ -n "$ca" ]]; then
 			echo "--- last 40 lines of $ca (informer shutdown lines omitted) ---" >&2
@@ -155,23 +190,38 @@ bins="$("$here/build-tools.sh")"
 t_tools=$((SECONDS - t0))
 
 t0=$SECONDS
-if [[ -n "${E2E_CA_BINARY:-}" ]]; then
-	ca_bin="$E2E_CA_BINARY"
+version="${VERSION:-$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)}"
+if [[ "$ca_from" == image ]]; then
+	# podman and runc (apt-get when missing), then the image: rebuilt when the
+	# kwok binary changed, else reused from the local store.
+	ensure_podman
+	if [[ -n "${E2E_CA_IMAGE:-}" ]]; then
+		ca_image="$E2E_CA_IMAGE"
+	else
+		ca_image="$(PROVIDER=kwok VERSION="$version" "$root/hack/image/build.sh" | tail -n 1)"
+	fi
+	echo "cluster-autoscaler image $ca_image, $(podman --version), runtime $RUNC" >&2
+	"$root/hack/image/run.sh" "$ca_image" --version
+	ca_flags=(-ca-image="$ca_image" -podman="$(command -v podman)" -podman-runtime="$RUNC" -run-id="$run_id")
 else
-	ca_bin="$art/bin/cluster-autoscaler"
-	version="$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)"
-	echo "building cluster-autoscaler (-tags kwok) ..." >&2
-	(cd "$root" && go build -tags kwok -ldflags "-X main.version=$version" -o "$ca_bin" ./cmd/cluster-autoscaler)
+	if [[ -n "${E2E_CA_BINARY:-}" ]]; then
+		ca_bin="$E2E_CA_BINARY"
+	else
+		ca_bin="$art/bin/cluster-autoscaler"
+		echo "building cluster-autoscaler (-tags kwok) ..." >&2
+		(cd "$root" && go build -tags kwok -ldflags "-X main.version=$version" -o "$ca_bin" ./cmd/cluster-autoscaler)
+	fi
+	"$ca_bin" --version
+	ca_flags=(-ca-binary="$ca_bin")
 fi
 t_ca=$((SECONDS - t0))
-"$ca_bin" --version
 
 # Compile the scenarios before the cluster starts, so that the build does
 # not compete with the control plane.
 t0=$SECONDS
 (cd "$root" && go test -tags e2e -c -o "$art/bin/e2e.test" ./test/e2e/)
 t_test=$((SECONDS - t0))
-echo "build: control plane ${t_tools}s, cluster-autoscaler ${t_ca}s, scenarios ${t_test}s" | tee "$art/build-times.txt"
+echo "build: control plane ${t_tools}s, cluster-autoscaler ($ca_from) ${t_ca}s, scenarios ${t_test}s" | tee "$art/build-times.txt"
 
 # --- control plane ---------------------------------------------------------------
 t0=$SECONDS
@@ -254,7 +304,7 @@ t0=$SECONDS
 # processes, which delete their kwok nodes) before the control plane.
 (cd "$root/test/e2e" && exec setsid "$art/bin/e2e.test" -test.v -test.count=1 -test.timeout="${E2E_TIMEOUT:-40m}" \
 	${E2E_RUN:+-test.run="$E2E_RUN"} \
-	-kubeconfig="$kubeconfig" -ca-binary="$ca_bin" -artifacts="$art") >"$logs/go-test.log" 2>&1 </dev/null &
+	-kubeconfig="$kubeconfig" "${ca_flags[@]}" -artifacts="$art") >"$logs/go-test.log" 2>&1 </dev/null &
 test_pid=$!
 tail -n +1 -f --pid="$test_pid" "$logs/go-test.log" &
 tail_pid=$!

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -123,6 +124,9 @@ func newScenario(t *testing.T, id, title string, a autoscaler, groups []nodeGrou
 		if err != nil {
 			t.Fatalf("creating namespace %s: %v", ns, err)
 		}
+	}
+	if err := bindCANamespace(ctx, s.caNS); err != nil {
+		t.Fatal(err)
 	}
 	s.createProviderConfig()
 	regCtx, cancel := context.WithCancel(ctx)
@@ -321,6 +325,13 @@ func (s *scenario) teardown() {
 		if err := s.ca.stop(); err != nil {
 			t.Errorf("stopping cluster-autoscaler: %v", err)
 		}
+		// Every request deploy/'s RBAC refused CA is a missing permission.
+		if lines := s.ca.forbiddenLines(); len(lines) > 0 {
+			if len(lines) > 5 {
+				lines = lines[:5]
+			}
+			t.Errorf("the API server refused cluster-autoscaler requests: deploy/ RBAC lacks a permission:\n%s", strings.Join(lines, "\n"))
+		}
 	}
 	if s.stopRegistrar != nil {
 		s.stopRegistrar()
@@ -511,12 +522,14 @@ func skew(counts map[string]int) int {
 
 // caProcess is a running cluster-autoscaler.
 type caProcess struct {
-	cmd     *exec.Cmd
-	logPath string
-	logFile *os.File
-	addr    string
-	exited  chan struct{}
-	waitErr error
+	cmd *exec.Cmd
+	// container is the podman container's name when CA runs from the image.
+	container string
+	logPath   string
+	logFile   *os.File
+	addr      string
+	exited    chan struct{}
+	waitErr   error
 }
 
 func freePort() (int, error) {
@@ -528,8 +541,50 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// caKubeconfigInContainer is where the CA kubeconfig is mounted (read-only)
+// in the container.
+const caKubeconfigInContainer = "/etc/spreadscale-e2e/kubeconfig"
+
+// caCommand returns the command that runs CA with args and the kwok
+// provider's environment: the binary itself, or `podman run` of the image
+// with host networking (CA reaches the API server on 127.0.0.1 and serves
+// its metrics there) and the kubeconfig mounted read-only. --rm removes the
+// container when CA exits, whatever stops it (conmon runs the cleanup even
+// if this podman process dies). The image's entrypoint is CA, PID 1 in the
+// container, so `podman stop` delivers SIGTERM to CA itself.
+func caCommand(s *scenario, args []string) (cmd *exec.Cmd, container string) {
+	if env.caImage == "" {
+		cmd = exec.Command(env.caBinary, append([]string{"--kubeconfig=" + env.caKubeconfig}, args...)...)
+		cmd.Env = append(os.Environ(),
+			"KWOK_PROVIDER_MODE=local",
+			"KUBECONFIG="+env.caKubeconfig,
+			"POD_NAMESPACE="+s.caNS,
+		)
+		return cmd, ""
+	}
+	container = fmt.Sprintf("spreadscale-e2e-%s-%s", s.id, env.runID)
+	// The same flags as hack/image/lib.sh: vfs storage (where hack/image/build.sh
+	// put the image), runc and explicit ulimits.
+	podmanArgs := []string{
+		"--storage-driver", "vfs",
+		"run", "--rm", "--name", container,
+		"--label", "spreadscale.e2e.run=" + env.runID,
+		"--runtime", *runtimeFlag,
+		"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
+		"--network=host",
+		"--volume", env.caKubeconfig + ":" + caKubeconfigInContainer + ":ro",
+		"--env", "KWOK_PROVIDER_MODE=local",
+		"--env", "KUBECONFIG=" + caKubeconfigInContainer,
+		"--env", "POD_NAMESPACE=" + s.caNS,
+		env.caImage,
+		"--kubeconfig=" + caKubeconfigInContainer,
+	}
+	return exec.Command(env.podman, append(podmanArgs, args...)...), container
+}
+
 // startCA starts cluster-autoscaler with the kwok provider for s and waits
-// until it has run its first loop (it then writes its status ConfigMap).
+// until it has started its first loop (status ConfigMap written, health
+// check and main loop metric up). A request refused by RBAC fails it at once.
 func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 	t.Helper()
 	port, err := freePort()
@@ -539,7 +594,6 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	args := []string{
 		"--cloud-provider=kwok",
-		"--kubeconfig=" + env.kubeconfig,
 		"--namespace=" + s.caNS,
 		"--address=" + addr,
 		"--leader-elect=true",
@@ -560,26 +614,25 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(f, "# %s %s\n", env.caBinary, strings.Join(args, " "))
-	cmd := exec.Command(env.caBinary, args...)
-	cmd.Env = append(os.Environ(),
-		"KWOK_PROVIDER_MODE=local",
-		"KUBECONFIG="+env.kubeconfig,
-		"POD_NAMESPACE="+s.caNS,
-	)
+	cmd, container := caCommand(s, args)
+	fmt.Fprintf(f, "# %s\n", strings.Join(cmd.Args, " "))
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		f.Close()
-		t.Fatalf("starting %s: %v", env.caBinary, err)
+		t.Fatalf("starting %s: %v", cmd.Path, err)
 	}
-	p := &caProcess{cmd: cmd, logPath: logPath, logFile: f, addr: addr, exited: make(chan struct{})}
+	p := &caProcess{cmd: cmd, container: container, logPath: logPath, logFile: f, addr: addr, exited: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
 	running.add(p)
-	t.Logf("cluster-autoscaler (%s) pid %d, log %s", a.Name, cmd.Process.Pid, logPath)
+	if container != "" {
+		t.Logf("cluster-autoscaler (%s) in container %s (%s), podman pid %d, log %s", a.Name, container, env.caImage, cmd.Process.Pid, logPath)
+	} else {
+		t.Logf("cluster-autoscaler (%s) pid %d, log %s", a.Name, cmd.Process.Pid, logPath)
+	}
 
 	ctx := context.Background()
 	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -587,6 +640,12 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 		case <-p.exited:
 			return false, fmt.Errorf("cluster-autoscaler exited: %v", p.waitErr)
 		default:
+		}
+		// A refused informer list keeps CA waiting for its caches forever
+		// (after it has written its first status): fail at once, with the
+		// refusal. The teardown checks the whole log again.
+		if lines := p.forbiddenLines(); len(lines) > 0 {
+			return false, fmt.Errorf("the API server refused a request of CA's ServiceAccount, deploy/ RBAC lacks a permission:\n%s", lines[0])
 		}
 		if _, err := env.client.CoreV1().ConfigMaps(s.caNS).Get(ctx, "cluster-autoscaler-status", metav1.GetOptions{}); err != nil {
 			return false, nil
@@ -596,7 +655,12 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 			return false, nil
 		}
 		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
+		if resp.StatusCode != http.StatusOK {
+			return false, nil
+		}
+		// The status ConfigMap is written before the informers have synced;
+		// the main loop's activity metric only once they have.
+		return p.mainLoopStarted(), nil
 	})
 	if err != nil {
 		s.ca = p
@@ -614,16 +678,55 @@ func (p *caProcess) stop() error {
 		return fmt.Errorf("cluster-autoscaler had already exited: %v", p.waitErr)
 	default:
 	}
+	if p.container != "" {
+		return p.stopContainer()
+	}
 	pgid := p.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-p.exited:
+		if p.waitErr != nil {
+			return fmt.Errorf("cluster-autoscaler exited with %v after SIGTERM", p.waitErr)
+		}
 		return nil
 	case <-time.After(60 * time.Second):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.exited
 		return fmt.Errorf("cluster-autoscaler did not exit within 60s of SIGTERM; killed")
 	}
+}
+
+// stopContainer stops CA's container with `podman stop`: SIGTERM to CA (PID
+// 1 of the container), SIGKILL after 60s. The `podman run` process then
+// exits with CA's status and --rm removes the container; a container still
+// present after that is removed by force and reported.
+func (p *caProcess) stopContainer() error {
+	out, stopErr := exec.Command(env.podman, "--storage-driver", "vfs", "stop", "--time", "60", p.container).CombinedOutput()
+	var errs []string
+	if stopErr != nil {
+		errs = append(errs, fmt.Sprintf("podman stop %s: %v: %s", p.container, stopErr, strings.TrimSpace(string(out))))
+	}
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			errs = append(errs, fmt.Sprintf("cluster-autoscaler exited with %v after SIGTERM", p.waitErr))
+		}
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.exited
+		errs = append(errs, "podman run did not return within 30s of podman stop; killed")
+	}
+	// --rm should have removed it; make sure, and say so if it had not.
+	if out, err := exec.Command(env.podman, "--storage-driver", "vfs", "container", "exists", p.container).CombinedOutput(); err == nil {
+		rm, _ := exec.Command(env.podman, "--storage-driver", "vfs", "rm", "--force", "--time", "0", p.container).CombinedOutput()
+		errs = append(errs, fmt.Sprintf("container %s was not removed by --rm; forced: %s", p.container, strings.TrimSpace(string(rm))))
+	} else if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) {
+		errs = append(errs, fmt.Sprintf("podman container exists %s: %v: %s", p.container, err, strings.TrimSpace(string(out))))
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
 }
 
 // processes tracks the running CA processes, so that an interrupted test
@@ -671,6 +774,24 @@ func (r *processes) stopAll() {
 			fmt.Fprintf(os.Stderr, "stopping cluster-autoscaler pid %d: %v\n", p.cmd.Process.Pid, err)
 		}
 	}
+}
+
+// mainLoopStarted tells whether CA has started its first main loop (its
+// cluster_autoscaler_last_activity metric for "main" exists).
+func (p *caProcess) mainLoopStarted() bool {
+	resp, err := http.Get("http://" + p.addr + "/metrics")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), `cluster_autoscaler_last_activity{activity="main"}`) {
+			return true
+		}
+	}
+	return false
 }
 
 // scaledUpNodes reads CA's cluster_autoscaler_scaled_up_nodes_total from

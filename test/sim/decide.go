@@ -170,6 +170,9 @@ func (d *Decider) Reset() error {
 	if up, _ := d.r.csr.GetUpcomingNodes(); len(up) > 0 {
 		return fmt.Errorf("sim: CA cluster state reset: upcoming nodes remain: %v", up)
 	}
+	// The "random" expander draws again from the start: a decision is a
+	// function of the cluster and the seed, not of the decisions before it.
+	d.r.expanderSource.Seed(uint64(d.r.cfg.Seed), expanderStream)
 	d.dirty = false
 	return nil
 }

@@ -49,6 +49,9 @@ type runner struct {
 	scenario Scenario
 	cfg      Config
 	groups   map[string]*NodeGroup
+	// expanderSource feeds the seeded "random" expander; a Decider reseeds
+	// it so that every decision draws the same numbers.
+	expanderSource *rand.PCG
 
 	nodes       []*apiv1.Node     // existing nodes, then new ones in registration order
 	nodeGroupOf map[string]string // node name -> group, autoscaled nodes only
@@ -126,6 +129,9 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 	}
 }
 
+// expanderStream is the PCG stream of the "random" expander's source.
+const expanderStream = 0x5eed0e
+
 // newRunner copies the scenario and builds the scheduler and the CA
 // components.
 func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
@@ -165,7 +171,8 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 	r.namer = newNodeNamer(s.NodeGroups, r.nodes)
 
 	seed := uint64(cfg.Seed)
-	expanderRng := rand.New(rand.NewPCG(seed, 0x5eed0e))
+	r.expanderSource = rand.NewPCG(seed, expanderStream)
+	expanderRng := rand.New(r.expanderSource)
 	schedulerRng := rand.New(rand.NewPCG(seed, 0x5eed05))
 
 	caCtx, cancel := context.WithCancel(ctx)
