@@ -35,7 +35,7 @@ func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string,
 	tp := plan.Topology()
 	lost := map[*apiv1.Pod]string{}
 	if chosen {
-		lost = lostPods(plan, added)
+		lost = lostPods(plan, added, failedGroups(st))
 		helped := map[*apiv1.Pod]bool{}
 		var triggered []*apiv1.Pod
 		for _, pod := range plan.Placed() {
@@ -68,8 +68,22 @@ func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string,
 	}
 }
 
-// lostPods returns the pods planned onto nodes CA did not add, with why.
-func lostPods(plan *estimator.LoopPlan, added map[string]int) map[*apiv1.Pod]string {
+// failedGroups returns, for a scale-up whose execution failed, the groups
+// CA could not resize with CA's error.
+func failedGroups(st *status.ScaleUpStatus) map[string]string {
+	out := map[string]string{}
+	if st.ScaleUpError == nil {
+		return out
+	}
+	for _, g := range st.FailedResizeNodeGroups {
+		out[g.Id()] = (*st.ScaleUpError).Error()
+	}
+	return out
+}
+
+// lostPods returns the pods planned onto nodes CA did not add, with why
+// (failed holds CA's error for the groups it failed to resize).
+func lostPods(plan *estimator.LoopPlan, added map[string]int, failed map[string]string) map[*apiv1.Pod]string {
 	lost := map[*apiv1.Pod]string{}
 	seen := map[string]int{}
 	for _, pn := range plan.Topology().Nodes {
@@ -77,8 +91,13 @@ func lostPods(plan *estimator.LoopPlan, added map[string]int) map[*apiv1.Pod]str
 		if seen[pn.Group] <= added[pn.Group] {
 			continue
 		}
-		why := fmt.Sprintf("spreadscale planned %d new nodes in node group %s and the scale-up added %d; this pod's node was not added",
+		why := fmt.Sprintf("spreadscale planned %d new node(s) in node group %s and the scale-up added %d; this pod's node was not added",
 			plan.NewNodes(pn.Group), pn.Group, added[pn.Group])
+		if msg, ok := failed[pn.Group]; ok {
+			why += " (" + msg + ")"
+		} else if len(failed) > 0 {
+			why += " (the scale-up stopped at a group that failed)"
+		}
 		for _, pod := range pn.Pods {
 			lost[pod] = why
 		}

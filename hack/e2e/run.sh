@@ -281,8 +281,10 @@ start kube-controller-manager "$bins/kube-controller-manager" \
 start kube-scheduler "$bins/kube-scheduler" \
 	--kubeconfig="$kubeconfig" --bind-address=127.0.0.1 --secure-port=0 --leader-elect=false \
 	--kube-api-qps=100 --kube-api-burst=200
+# kwok-stages.yaml: the node Stages (Ready at once, or after the delay a
+# node's spreadscale.e2e/ready-delay-seconds annotation asks for).
 start kwok "$bins/kwok" \
-	--kubeconfig="$kubeconfig" --manage-all-nodes=false \
+	--kubeconfig="$kubeconfig" --config="$here/kwok-stages.yaml" --manage-all-nodes=false \
 	--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
 	--node-ip=10.255.0.1 --cidr=10.244.0.0/16 --node-lease-duration-seconds=40 \
 	--server-address="127.0.0.1:$kwok_port"

@@ -43,6 +43,9 @@ const (
 	kwokGroupAnnotation   = "cluster-autoscaler.kwok.nodegroup/name"
 	kwokMinAnnotation     = "cluster-autoscaler.kwok.nodegroup/min-count"
 	kwokMaxAnnotation     = "cluster-autoscaler.kwok.nodegroup/max-count"
+	// readyDelayAnnotation on a node makes kwok set it Ready only that many
+	// seconds after its creation (hack/e2e/kwok-stages.yaml).
+	readyDelayAnnotation = "spreadscale.e2e/ready-delay-seconds"
 
 	zoneLabel = corev1.LabelTopologyZone
 
@@ -58,6 +61,11 @@ type nodeGroup struct {
 	Zone    string
 	Initial int
 	Max     int
+	// ReadyDelay, when set, delays the Ready condition of the nodes CA
+	// creates in the group (not of the initial ones): the group's template
+	// is NotReady and carries readyDelayAnnotation, which kwok's
+	// e2e-node-ready-delayed Stage honours.
+	ReadyDelay time.Duration
 }
 
 // autoscaler is a CA configuration under test.
@@ -86,6 +94,17 @@ type scenario struct {
 	autoscaler autoscaler
 	// started is when CA was started.
 	started time.Time
+	// scanInterval is CA's --scan-interval (default: the scanInterval
+	// constant); set it before startWhenPending.
+	scanInterval time.Duration
+}
+
+// scanEvery is the scenario's CA --scan-interval.
+func (s *scenario) scanEvery() time.Duration {
+	if s.scanInterval > 0 {
+		return s.scanInterval
+	}
+	return scanInterval
 }
 
 // newScenario creates the namespaces, the kwok provider ConfigMaps and the
@@ -176,20 +195,35 @@ func (s *scenario) createProviderConfig() {
 
 	var items []corev1.Node
 	for _, g := range s.groups {
+		annotations := map[string]string{
+			kwokMinAnnotation: "0",
+			kwokMaxAnnotation: strconv.Itoa(g.Max),
+		}
+		var conditions []corev1.NodeCondition
+		if g.ReadyDelay > 0 {
+			annotations[readyDelayAnnotation] = strconv.Itoa(int(g.ReadyDelay.Seconds()))
+			// Created NotReady, as a kubelet registers: a node without any
+			// Ready condition loses its not-ready taint to the controller
+			// manager and takes pods before kwok gets to it.
+			conditions = []corev1.NodeCondition{{
+				Type:    corev1.NodeReady,
+				Status:  corev1.ConditionFalse,
+				Reason:  "KubeletNotReady",
+				Message: "e2e: not Ready until its ready-delay-seconds have passed",
+			}}
+		}
 		items = append(items, corev1.Node{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:   s.groupID(g.Zone),
-				Labels: s.nodeLabels(g),
-				Annotations: map[string]string{
-					kwokMinAnnotation: "0",
-					kwokMaxAnnotation: strconv.Itoa(g.Max),
-				},
+				Name:        s.groupID(g.Zone),
+				Labels:      s.nodeLabels(g),
+				Annotations: annotations,
 			},
 			Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: registeringTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
 			Status: corev1.NodeStatus{
 				Capacity:    nodeResources(),
 				Allocatable: nodeResources(),
+				Conditions:  conditions,
 			},
 		})
 	}
@@ -442,7 +476,7 @@ func (s *scenario) waitRunning(selector string, want int, timeout time.Duration)
 }
 
 // settle waits a few CA loops so that any further scale-up would show.
-func (s *scenario) settle() { time.Sleep(4 * scanInterval) }
+func (s *scenario) settle() { time.Sleep(4 * s.scanEvery()) }
 
 // podsPerZone counts the running pods matching selector per zone, with
 // every zone of the scenario present (0 when empty).
@@ -502,6 +536,9 @@ func (s *scenario) record(selector string) {
 		return
 	}
 	s.row.NodesAdded = added
+	if s.row.Metrics, err = s.ca.spreadscaleMetrics(); err != nil {
+		s.t.Errorf("reading spreadscale metrics: %v", err)
+	}
 }
 
 // skew is max - min over the counts.
@@ -598,7 +635,7 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 		"--address=" + addr,
 		"--leader-elect=true",
 		"--leader-elect-resource-name=cluster-autoscaler",
-		"--scan-interval=" + scanInterval.String(),
+		"--scan-interval=" + s.scanEvery().String(),
 		"--scale-down-enabled=false",
 		"--max-node-provision-time=2m",
 		"--balancing-ignore-label=" + groupLabel,
@@ -792,6 +829,26 @@ func (p *caProcess) mainLoopStarted() bool {
 		}
 	}
 	return false
+}
+
+// spreadscaleMetrics returns the spreadscale_* samples on CA's /metrics,
+// histogram buckets left out.
+func (p *caProcess) spreadscaleMetrics() ([]string, error) {
+	resp, err := http.Get("http://" + p.addr + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "spreadscale_") && !strings.Contains(line, "_bucket{") {
+			out = append(out, line)
+		}
+	}
+	return out, sc.Err()
 }
 
 // scaledUpNodes reads CA's cluster_autoscaler_scaled_up_nodes_total from

@@ -30,6 +30,9 @@ type row struct {
 	// NodesAdded is CA's cluster_autoscaler_scaled_up_nodes_total.
 	NodesAdded int
 	Note       string
+	// Metrics are the spreadscale_* samples CA served on /metrics at the end
+	// (histogram buckets left out).
+	Metrics []string
 }
 
 type report struct {
@@ -78,6 +81,12 @@ func (r *report) render() string {
 			formatCounts(x.PodsPerZone), formatCounts(x.NodesPerGroup), note)
 	}
 	tw.Flush()
+	for _, x := range r.rows {
+		if len(x.Metrics) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\nspreadscale metrics, %s / %s:\n  %s\n", x.Scenario, x.Autoscaler, strings.Join(x.Metrics, "\n  "))
+	}
 	return b.String()
 }
 

@@ -33,6 +33,11 @@ func TestE2E(t *testing.T) {
 	t.Run("min-domains-stock", func(t *testing.T) { minDomains(t, "md-stock", stockCA, false) })
 	t.Run("unsatisfiable", unsatisfiable)
 	t.Run("redis-statefulsets", redisStatefulSets)
+	// Faults (faults_test.go): slow nodes, and a group that cannot grow.
+	t.Run("ready-delay-spreadscale", func(t *testing.T) { readyDelayScenario(t, "rd-ss", spreadscaleCA, true) })
+	t.Run("ready-delay-stock", func(t *testing.T) { readyDelayScenario(t, "rd-stock", stockCA, false) })
+	t.Run("stockout-spreadscale", func(t *testing.T) { stockoutScenario(t, "so-ss", spreadscaleCA, true) })
+	t.Run("stockout-stock", func(t *testing.T) { stockoutScenario(t, "so-stock", stockCA, false) })
 }
 
 func podTemplate(labels map[string]string, cpu string, spread []corev1.TopologySpreadConstraint, affinity *corev1.Affinity, nodeSelector map[string]string) corev1.PodTemplateSpec {

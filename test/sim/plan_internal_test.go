@@ -151,7 +151,7 @@ func TestPlanCutByCAReportsPodsThatLostTheirNode(t *testing.T) {
 	}
 	assert.Equal(t, 1, total, "CA caps the scale-up at one node: %v", grown(res))
 	require.Len(t, res.Unschedulable, 1)
-	assert.True(t, strings.Contains(res.Unschedulable[0].Reason, "planned 1 new nodes in node group") &&
+	assert.True(t, strings.Contains(res.Unschedulable[0].Reason, "planned 1 new node(s) in node group") &&
 		strings.Contains(res.Unschedulable[0].Reason, "this pod's node was not added"), res.Unschedulable[0].Reason)
 }
 
