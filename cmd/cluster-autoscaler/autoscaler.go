@@ -40,6 +40,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 	"k8s.io/client-go/informers"
+	kube_client "k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -142,34 +143,8 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 		Comparator: buildNodeInfoComparator(autoscalingOptions, opts.Processors),
 	}
 
-	// The scale-up parts — estimator, expander chain, orchestrator, and
-	// spreadscale when the flags name it — come from plugin.Build, the same
-	// function the simulator uses.
-	expanders := factory.NewFactory()
-	expanders.RegisterDefaultExpanders(opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient,
-		autoscalingOptions.ConfigNamespace, autoscalingOptions.GRPCExpanderCert, autoscalingOptions.GRPCExpanderURL)
-	parts, err := plugin.Build(plugin.Setup{
-		Options:     autoscalingOptions,
-		Processors:  opts.Processors,
-		Expanders:   expanders,
-		Spreadscale: plugin.Options{DeclaredDomains: cfg.declaredDomains},
-	})
-	if err != nil {
+	if err := installScaleUp(&opts, cfg, kubeClient); err != nil {
 		return nil, nil, err
-	}
-	opts.ExpanderStrategy = parts.ExpanderStrategy
-	opts.EstimatorBuilder = parts.EstimatorBuilder
-	opts.ScaleUpOrchestrator = parts.ScaleUpOrchestrator
-	if parts.Enabled {
-		if names := hardDefaultConstraints(autoscalingOptions.SchedulerConfig); len(names) > 0 {
-			klog.Warningf("--%s sets DoNotSchedule default topology spread constraints (profiles %v): "+
-				"CA's scheduling simulation applies them, spreadscale's planner does not (pods without constraints of their own "+
-				"are planned as if unconstrained)", config.SchedulerConfigFileFlag, names)
-		}
-		klog.Infof("spreadscale installed: --expander=%s --estimator=%s", opts.ExpanderNames, opts.EstimatorName)
-	} else {
-		klog.Infof("spreadscale not used by --expander=%s --estimator=%s: running stock cluster-autoscaler behaviour",
-			opts.ExpanderNames, opts.EstimatorName)
 	}
 
 	// Published once, as upstream does.
@@ -196,6 +171,40 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 	// processing-times getter for the trigger.
 	trigger := loop.NewLoopTrigger(autoscaler, nil, podObserver, autoscalingOptions.ScanInterval)
 	return autoscaler, trigger, nil
+}
+
+// installScaleUp sets the scale-up parts of opts — estimator, expander
+// chain, orchestrator, and spreadscale when the flags name it — from
+// plugin.Build, the same function the simulator uses.
+func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube_client.Interface) error {
+	o := opts.AutoscalingOptions
+	expanders := factory.NewFactory()
+	expanders.RegisterDefaultExpanders(opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient,
+		o.ConfigNamespace, o.GRPCExpanderCert, o.GRPCExpanderURL)
+	parts, err := plugin.Build(plugin.Setup{
+		Options:     o,
+		Processors:  opts.Processors,
+		Expanders:   expanders,
+		Spreadscale: plugin.Options{DeclaredDomains: cfg.declaredDomains},
+	})
+	if err != nil {
+		return err
+	}
+	opts.ExpanderStrategy = parts.ExpanderStrategy
+	opts.EstimatorBuilder = parts.EstimatorBuilder
+	opts.ScaleUpOrchestrator = parts.ScaleUpOrchestrator
+	if !parts.Enabled {
+		klog.Infof("spreadscale not used by --expander=%s --estimator=%s: running stock cluster-autoscaler behaviour",
+			o.ExpanderNames, o.EstimatorName)
+		return nil
+	}
+	if names := hardDefaultConstraints(o.SchedulerConfig); len(names) > 0 {
+		klog.Warningf("--%s sets DoNotSchedule default topology spread constraints (profiles %v): "+
+			"CA's scheduling simulation applies them, spreadscale's planner does not (pods without constraints of their own "+
+			"are planned as if unconstrained)", config.SchedulerConfigFileFlag, names)
+	}
+	klog.Infof("spreadscale installed: --expander=%s --estimator=%s", o.ExpanderNames, o.EstimatorName)
+	return nil
 }
 
 func buildPodListProcessor(o config.AutoscalingOptions, procs *ca_processors.AutoscalingProcessors) pods.PodListProcessor {

@@ -227,26 +227,7 @@ func (r *runner) close() {
 func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, expanderRng *rand.Rand, readyAt time.Time) error {
 	opts := autoscalingOptions(s, cfg)
 
-	templates := map[string]*caframework.NodeInfo{}
-	for _, g := range s.NodeGroups {
-		tpl := nodeFromTemplate(r.groups[g.Name], g.Name+"-template", readyAt, false)
-		templates[g.Name] = caframework.NewNodeInfo(tpl, nil)
-	}
-	r.provider = testcloudprovider.NewTestCloudProviderBuilder().
-		WithOnScaleUp(r.onScaleUp).
-		WithOnScaleDown(r.onScaleDown).
-		WithMachineTemplates(templates).
-		Build()
-	r.provider.SetResourceLimiter(cacontext.NewResourceLimiterFromAutoscalingOptions(opts))
-	for _, g := range s.NodeGroups {
-		r.provider.AddNodeGroup(g.Name, g.MinSize, g.MaxSize, r.initialSize[g.Name])
-	}
-	for _, n := range r.nodes {
-		if g, ok := r.nodeGroupOf[n.Name]; ok {
-			r.provider.AddNode(g, n)
-		}
-	}
-	cloudProvider := orderedProvider{r.provider}
+	cloudProvider := r.buildProvider(s, opts, readyAt)
 
 	client := fake.NewClientset()
 	delegatingLister := caframework.NewDelegatingSchedulerSharedLister()
@@ -320,6 +301,32 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 	r.orch = parts.ScaleUpOrchestrator
 	r.orch.Initialize(r.actx, procs, r.csr, estimatorBuilder, r.taintConfig)
 	return nil
+}
+
+// buildProvider builds CA's test cloud provider with the scenario's groups,
+// their templates and existing nodes, and the resource limits of opts; its
+// NodeGroups() are sorted by id (orderedProvider).
+func (r *runner) buildProvider(s Scenario, opts config.AutoscalingOptions, readyAt time.Time) orderedProvider {
+	templates := map[string]*caframework.NodeInfo{}
+	for _, g := range s.NodeGroups {
+		tpl := nodeFromTemplate(r.groups[g.Name], g.Name+"-template", readyAt, false)
+		templates[g.Name] = caframework.NewNodeInfo(tpl, nil)
+	}
+	r.provider = testcloudprovider.NewTestCloudProviderBuilder().
+		WithOnScaleUp(r.onScaleUp).
+		WithOnScaleDown(r.onScaleDown).
+		WithMachineTemplates(templates).
+		Build()
+	r.provider.SetResourceLimiter(cacontext.NewResourceLimiterFromAutoscalingOptions(opts))
+	for _, g := range s.NodeGroups {
+		r.provider.AddNodeGroup(g.Name, g.MinSize, g.MaxSize, r.initialSize[g.Name])
+	}
+	for _, n := range r.nodes {
+		if g, ok := r.nodeGroupOf[n.Name]; ok {
+			r.provider.AddNode(g, n)
+		}
+	}
+	return orderedProvider{r.provider}
 }
 
 // declaredDomains collects the groups' DomainLabels for the plugin.
