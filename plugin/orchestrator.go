@@ -82,7 +82,7 @@ func (o *Orchestrator) Initialize(ctx *context.AutoscalingContext, procs *caproc
 func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
 	nodeInfos map[string]*framework.NodeInfo, allOrNothing bool) (*status.ScaleUpStatus, errors.AutoscalerError) {
 	start := time.Now()
-	plan, sizes, left, err := o.plan(pods, nodes, nodeInfos)
+	plan, sizes, unsafe, err := o.plan(pods, nodes, nodeInfos)
 	if err != nil {
 		klog.Errorf("topology-spread: planning failed, this loop runs as stock CA: %v", err)
 		fallbacks.WithLabelValues(fallbackPlanningError).Inc()
@@ -108,7 +108,7 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 		o.current.Set(nil)
 		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
 	}
-	reconcile(plan, sizes, left, st)
+	reconcile(plan, sizes, unsafe, st)
 	return st, aerr
 }
 
@@ -134,7 +134,10 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 	var unsafe []string
 	for _, ng := range o.ctx.CloudProvider.NodeGroups() {
 		ni, ok := nodeInfos[ng.Id()]
-		if !ok {
+		if !ok || !ng.Exist() {
+			// A group that does not exist yet (node autoprovisioning) is
+			// created by CA only as its best option; the plan, which may
+			// scale several groups at once, leaves it to stock CA.
 			continue
 		}
 		if why := o.unsafe(ng, now); why != "" {
@@ -188,10 +191,9 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 }
 
 // unsafe returns why CA may not scale ng now — its ClusterStateRegistry's
-// scale-up safety, as CA's orchestrator checks it (a group that does not
-// exist yet is created later and is safe) — or "" when it may.
+// scale-up safety, as CA's orchestrator checks it — or "" when it may.
 func (o *Orchestrator) unsafe(ng cloudprovider.NodeGroup, now time.Time) string {
-	if !ng.Exist() || o.csr == nil {
+	if o.csr == nil {
 		return ""
 	}
 	safety := o.csr.NodeGroupScaleUpSafety(ng, now)
