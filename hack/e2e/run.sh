@@ -301,6 +301,8 @@ echo "control plane up in $((SECONDS - t0))s (apiserver https://127.0.0.1:$api_p
 
 # --- scenarios -------------------------------------------------------------------
 t0=$SECONDS
+# Created before the test starts, so that tail can follow it at once.
+: >"$logs/go-test.log"
 # The test binary runs in its own process group, so that a Ctrl-C reaches
 # only this script, which then stops the test (the test stops its CA
 # processes, which delete their kwok nodes) before the control plane.
