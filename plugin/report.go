@@ -53,18 +53,19 @@ func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string,
 		}
 		st.PodsRemainUnschedulable = remain
 	}
+	filer := newReasonFiler(st, plan)
 	for _, pod := range plan.Placed() {
 		if why, ok := lost[pod]; ok {
 			klog.V(1).Infof("topology-spread: pod %s/%s stays pending: %s", pod.Namespace, pod.Name, why)
-			addReason(st, pod, why, plan)
+			filer.add(pod, why)
 		}
 	}
+	leftOut := ""
+	if len(unsafe) > 0 {
+		leftOut = "; left out of this loop's plan: " + strings.Join(unsafe, ", ")
+	}
 	for _, u := range tp.Unplaced {
-		why := u.Reason.String()
-		if len(unsafe) > 0 {
-			why += "; left out of this loop's plan: " + strings.Join(unsafe, ", ")
-		}
-		addReason(st, u.Pod, why, plan)
+		filer.add(u.Pod, u.Reason.String()+leftOut)
 	}
 }
 
@@ -105,43 +106,54 @@ func lostPods(plan *estimator.LoopPlan, added map[string]int, failed map[string]
 	return lost
 }
 
-// addReason gives pod spreadscale's reason in the status: merged into CA's
-// own entry for the pod when CA lists it as remaining unschedulable, a new
-// entry when CA does not list it at all; nothing when CA's scale-up helps it.
-// The reason is filed under one node group CA considered (the first by id),
-// so that CA's event and status messages ("pod didn't trigger scale-up: ...")
-// carry it once; when CA considered none (an error status), under the plan's
-// first group, which is then added to the considered groups.
-func addReason(st *status.ScaleUpStatus, pod *apiv1.Pod, why string, plan *estimator.LoopPlan) {
-	group := firstConsidered(st)
-	if group == "" {
-		// CA's error statuses name no considered group (the executor
-		// failed): file the reason under the plan's first group.
+// reasonFiler gives pods spreadscale's reason in a status: merged into
+// CA's own entry for the pod when CA lists it as remaining unschedulable, a
+// new entry when CA does not list it at all; nothing when CA's scale-up
+// helps it. A reason is filed under one node group CA considered (the first
+// by id), so that CA's event and status messages ("pod didn't trigger
+// scale-up: ...") carry it once; when CA considered none (an error status),
+// under the plan's first group, which is then added to the considered
+// groups. It indexes the status once: thousands of pods can be left.
+type reasonFiler struct {
+	st        *status.ScaleUpStatus
+	group     string
+	remain    map[*apiv1.Pod]int
+	triggered map[*apiv1.Pod]bool
+}
+
+func newReasonFiler(st *status.ScaleUpStatus, plan *estimator.LoopPlan) *reasonFiler {
+	f := &reasonFiler{st: st, group: firstConsidered(st), remain: map[*apiv1.Pod]int{}, triggered: map[*apiv1.Pod]bool{}}
+	if f.group == "" {
 		if ids := plan.GroupIDs(); len(ids) > 0 {
-			group = ids[0]
-			st.ConsideredNodeGroups = append(st.ConsideredNodeGroups, plan.Group(group))
-		} else {
-			return
+			f.group = ids[0]
+			st.ConsideredNodeGroups = append(st.ConsideredNodeGroups, plan.Group(f.group))
 		}
 	}
-	for i := range st.PodsRemainUnschedulable {
-		info := &st.PodsRemainUnschedulable[i]
-		if info.Pod != pod {
-			continue
-		}
+	for i, info := range st.PodsRemainUnschedulable {
+		f.remain[info.Pod] = i
+	}
+	for _, p := range st.PodsTriggeredScaleUp {
+		f.triggered[p] = true
+	}
+	return f
+}
+
+// add files why for pod.
+func (f *reasonFiler) add(pod *apiv1.Pod, why string) {
+	if f.group == "" || f.triggered[pod] {
+		return
+	}
+	if i, ok := f.remain[pod]; ok {
+		info := &f.st.PodsRemainUnschedulable[i]
 		if info.RejectedNodeGroups == nil {
 			info.RejectedNodeGroups = map[string]status.Reasons{}
 		}
-		info.RejectedNodeGroups[group] = withReason{inner: info.RejectedNodeGroups[group], why: why}
+		info.RejectedNodeGroups[f.group] = withReason{inner: info.RejectedNodeGroups[f.group], why: why}
 		return
 	}
-	for _, p := range st.PodsTriggeredScaleUp {
-		if p == pod {
-			return
-		}
-	}
-	st.PodsRemainUnschedulable = append(st.PodsRemainUnschedulable, status.NoScaleUpInfo{
-		Pod: pod, RejectedNodeGroups: map[string]status.Reasons{group: planReason(why)}})
+	f.remain[pod] = len(f.st.PodsRemainUnschedulable)
+	f.st.PodsRemainUnschedulable = append(f.st.PodsRemainUnschedulable, status.NoScaleUpInfo{
+		Pod: pod, RejectedNodeGroups: map[string]status.Reasons{f.group: planReason(why)}})
 }
 
 // firstConsidered is the id of the first node group CA considered that
