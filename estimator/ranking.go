@@ -25,7 +25,8 @@ import (
 // group's option carries the pods of the domain's share that its nodes hold
 // and the nodes they need (ceil(share / pods per node), at most the group's
 // room), and the Chooser picks the best option, then the best of the rest,
-// and so on. The rank is that position, then the domain, then the group id —
+// until the chosen groups hold the share and include a fallback (see
+// order). The rank is that position, then the domain, then the group id —
 // never the order in which the cloud provider lists groups.
 type ranking struct {
 	groups     []*topology.Group
