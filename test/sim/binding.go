@@ -1,0 +1,61 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	apiv1 "k8s.io/api/core/v1"
+)
+
+// schedulePending binds pending pods in queue order, repeating passes while
+// a pass binds something (a bound pod can make another pod schedulable, as
+// kube-scheduler would retry it on the pod-added event). It returns the
+// number of pods bound and appends their placements to res.
+func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (int, error) {
+	nodes := slices.Clone(r.nodes)
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	total := 0
+	for {
+		boundThisPass := 0
+		var still []*apiv1.Pod
+		for _, p := range r.pending {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			node, why, err := r.sched.schedule(ctx, p, nodes, r.bound)
+			if err != nil {
+				return 0, err
+			}
+			if node == "" {
+				r.schedReason[podKey(p)] = why
+				still = append(still, p)
+				continue
+			}
+			delete(r.schedReason, podKey(p))
+			p.Spec.NodeName = node
+			r.bound = append(r.bound, p)
+			res.Pods = append(res.Pods, Placement{Namespace: p.Namespace, Name: p.Name, Node: node, NodeGroup: r.nodeGroupOf[node], Loop: loop})
+			boundThisPass++
+		}
+		r.pending = still
+		total += boundThisPass
+		if boundThisPass == 0 || len(r.pending) == 0 {
+			return total, nil
+		}
+	}
+}
+
+// pendingReason is the Reason reported for a pod pending at the end.
+func (r *runner) pendingReason(p *apiv1.Pod, stoppedByMaxLoops bool) string {
+	parts := []string{"scheduler: " + r.schedReason[podKey(p)]}
+	if why, ok := r.caReason[podKey(p)]; ok {
+		parts = append(parts, "cluster-autoscaler: "+why)
+	}
+	if stoppedByMaxLoops {
+		parts = append(parts, fmt.Sprintf("simulation stopped after MaxLoops=%d", r.cfg.MaxLoops))
+	}
+	return strings.Join(parts, "; ")
+}
