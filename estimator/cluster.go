@@ -135,13 +135,7 @@ func asError(err clustersnapshot.SchedulingError) error {
 // pod). It is the "node count and pods" of an option, not a placement: the
 // plan itself checks every pod.
 func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit int, defaults *topology.Defaults) int {
-	node := g.Template.DeepCopy()
-	node.Name = "topology-spread-probe-" + g.Name
-	node.UID = ""
-	if node.Labels == nil {
-		node.Labels = map[string]string{}
-	}
-	node.Labels[apiv1.LabelHostname] = node.Name
+	node := topology.NodeFromTemplate(g.Template, "topology-spread-probe-"+g.Name)
 	ni, err := c.nodeInfo(g.Name, node)
 	if err != nil {
 		return 0

@@ -153,17 +153,20 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		budget.delta[ng.Id()] = delta
 		groups = append(groups, estimator.ScalableGroup{NodeGroup: ng, Template: ni})
 	}
+	byID := make(map[string]estimator.ScalableGroup, len(groups))
+	for _, g := range groups {
+		byID[g.NodeGroup.Id()] = g
+	}
 	capTotal := func(id string, total int) int {
-		for _, g := range groups {
-			if g.NodeGroup.Id() == id {
-				n, err := o.resources.ApplyLimits(o.ctx, total, left, g.Template, g.NodeGroup)
-				if err != nil {
-					return 0
-				}
-				return n
-			}
+		g, ok := byID[id]
+		if !ok {
+			return 0
 		}
-		return 0
+		n, err := o.resources.ApplyLimits(o.ctx, total, left, g.Template, g.NodeGroup)
+		if err != nil {
+			return 0
+		}
+		return n
 	}
 	plan, err := estimator.PlanLoop(estimator.LoopInputs{
 		Snapshot:           o.ctx.ClusterSnapshot,

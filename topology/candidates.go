@@ -185,8 +185,16 @@ func (p *planner) templateNode(g *groupState) *v1.Node {
 	if g.nextNode != nil && g.nextNodeAt == g.next {
 		return g.nextNode
 	}
-	name := p.nodeName(g.Name, g.next)
-	n := g.Template.DeepCopy()
+	n := NodeFromTemplate(g.Template, p.nodeName(g.Name, g.next))
+	g.nextNode, g.nextNodeAt = n, g.next
+	return n
+}
+
+// NodeFromTemplate returns a new node of a group: a copy of the group's
+// template named name, without UID and resource version, whose hostname
+// label is name (each node is a hostname domain of its own).
+func NodeFromTemplate(template *v1.Node, name string) *v1.Node {
+	n := template.DeepCopy()
 	n.Name = name
 	n.UID = ""
 	n.ResourceVersion = ""
@@ -194,7 +202,6 @@ func (p *planner) templateNode(g *groupState) *v1.Node {
 		n.Labels = map[string]string{}
 	}
 	n.Labels[v1.LabelHostname] = name
-	g.nextNode, g.nextNodeAt = n, g.next
 	return n
 }
 

@@ -1,8 +1,6 @@
 package topology
 
 import (
-	"sort"
-
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -94,19 +92,3 @@ type Plan struct {
 
 // TotalNewNodes is the number of nodes the plan adds.
 func (p *Plan) TotalNewNodes() int { return len(p.Nodes) }
-
-// GroupsInOrder returns the groups the plan scales, most new nodes first,
-// then by name.
-func (p *Plan) GroupsInOrder() []string {
-	gs := make([]string, 0, len(p.NewNodes))
-	for g := range p.NewNodes {
-		gs = append(gs, g)
-	}
-	sort.Slice(gs, func(i, j int) bool {
-		if p.NewNodes[gs[i]] != p.NewNodes[gs[j]] {
-			return p.NewNodes[gs[i]] > p.NewNodes[gs[j]]
-		}
-		return gs[i] < gs[j]
-	})
-	return gs
-}
