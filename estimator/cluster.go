@@ -45,23 +45,30 @@ var placeholderSpread = []apiv1.TopologySpreadConstraint{{
 	WhenUnsatisfiable: apiv1.ScheduleAnyway,
 }}
 
-// filtered returns the pod the scheduler filters check in place of pod: a
-// shallow copy whose topology spread constraints are placeholderSpread.
-// Having no DoNotSchedule constraint, PodTopologySpread skips its PreFilter
-// and Filter for it; having a non-empty list, it applies no cluster default
-// constraint to it either (the planner applies the DoNotSchedule defaults
-// itself). Soft constraints only matter for scoring, which is not run.
-// Every other plugin sees the pod unchanged.
+// filtered returns WithoutSpreadFilter(pod), one copy per pod.
 func (c *snapshotCluster) filtered(pod *apiv1.Pod) *apiv1.Pod {
 	if cp, ok := c.copies[pod]; ok {
 		return cp
 	}
-	cp := *pod
-	cp.Spec.TopologySpreadConstraints = placeholderSpread
+	cp := WithoutSpreadFilter(pod)
 	if c.copies == nil {
 		c.copies = map[*apiv1.Pod]*apiv1.Pod{}
 	}
-	c.copies[pod] = &cp
+	c.copies[pod] = cp
+	return cp
+}
+
+// WithoutSpreadFilter returns the pod the scheduler filters check in place
+// of pod once the plan has decided the spread: a shallow copy whose topology
+// spread constraints are placeholderSpread. Having no DoNotSchedule
+// constraint, PodTopologySpread skips its PreFilter and Filter for it;
+// having a non-empty list, it applies no cluster default constraint to it
+// either (the planner applies the DoNotSchedule defaults itself). Soft
+// constraints only matter for scoring, which is not run. Every other plugin
+// sees the pod unchanged.
+func WithoutSpreadFilter(pod *apiv1.Pod) *apiv1.Pod {
+	cp := *pod
+	cp.Spec.TopologySpreadConstraints = placeholderSpread
 	return &cp
 }
 

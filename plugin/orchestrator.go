@@ -40,8 +40,10 @@ var _ scaleup.Orchestrator = &Orchestrator{}
 //  2. publishes it as one immutable value (estimator.Current) for the
 //     estimator, the expander filter, the group list processor and the
 //     balancer, and runs CA's own ScaleUp, which evaluates only the plan's
-//     groups and executes the plan as one option split across them (when
-//     CA finds no option among them, the loop runs again as stock CA);
+//     groups, checks the pods the plan places without re-deciding their
+//     spread (see decidedPods), and executes the plan as one option split
+//     across the groups (when CA finds no option among them, the loop runs
+//     again as stock CA);
 //  3. checks the groups' target sizes afterwards and reports the pods whose
 //     planned nodes CA did not add (capped or failed) as remaining
 //     unschedulable, instead of leaving them silently waiting.
@@ -95,8 +97,13 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 	}
 	o.current.Set(plan)
 	defer o.current.Set(nil)
-	st, aerr := o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
-	if plan == nil || st == nil {
+	if plan == nil {
+		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
+	}
+	decided := decide(plan, pods, o.defaults)
+	st, aerr := o.inner.ScaleUp(decided.evaluated, nodes, daemonSets, nodeInfos, allOrNothing)
+	decided.restore(st)
+	if st == nil {
 		return st, aerr
 	}
 	if aerr == nil && st.Result == status.ScaleUpNoOptionsAvailable && plan.TotalNewNodes() > 0 {

@@ -99,14 +99,36 @@ type Counts struct {
 	per    []domainCounts
 }
 
-// Count computes the counts of s's hard constraints over the nodes of u.
+// Count computes the counts of s's hard constraints over the nodes of u:
+// every counted node's domain first (a domain without a matching pod counts
+// 0), then the matching pods, found through the universe's pod index.
 func (u *Universe) Count(s *Spread) *Counts {
 	c := &Counts{spread: s, per: make([]domainCounts, len(s.Hard))}
 	for i := range c.per {
 		c.per[i].count = map[string]int{}
 	}
 	for _, n := range u.Nodes {
-		c.AddNode(n)
+		if !hasAllKeys(n.Node, s.Hard) {
+			continue
+		}
+		for i := range s.Hard {
+			if s.counted(n.Node, &s.Hard[i]) {
+				c.per[i].ensure(n.Labels[s.Hard[i].TopologyKey])
+			}
+		}
+	}
+	ix := u.index()
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if con.Selector.Empty() {
+			continue
+		}
+		ix.candidates(s.Pod.Namespace, con.Selector, func(ref podRef) {
+			n := ref.node.Node
+			if matches(s, con, ref.pod) && hasAllKeys(n, s.Hard) && s.counted(n, con) {
+				c.per[i].inc(ref.node.Labels[con.TopologyKey])
+			}
+		})
 	}
 	return c
 }

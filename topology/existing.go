@@ -1,6 +1,9 @@
 package topology
 
 import (
+	"sort"
+	"strings"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -60,7 +63,10 @@ func (e *existingState) room(req v1.ResourceList) bool {
 }
 
 // existingWithRoom returns the existing nodes with room for pod, building
-// the per-node state on first use.
+// the per-node state on first use. Free resources only shrink while a pass
+// plans, so a node without room for a request never regains it: the nodes
+// with room are kept per request and each call rechecks only those (full
+// nodes, the usual case for pending pods, are scanned once per request).
 func (p *planner) existingWithRoom(pod *v1.Pod) []*existingState {
 	if p.existing == nil {
 		p.existing = make([]*existingState, 0, len(p.u.Nodes))
@@ -70,15 +76,41 @@ func (p *planner) existingWithRoom(pod *v1.Pod) []*existingState {
 			p.existing = append(p.existing, e)
 			p.existingByName[n.Name] = e
 		}
+		p.withRoom = map[string][]*existingState{}
 	}
 	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	key := requestKey(req)
+	nodes, ok := p.withRoom[key]
+	if !ok {
+		nodes = p.existing
+	}
 	var out []*existingState
-	for _, e := range p.existing {
+	for _, e := range nodes {
 		if e.room(req) {
 			out = append(out, e)
 		}
 	}
+	p.withRoom[key] = out
 	return out
+}
+
+// requestKey is a canonical form of a pod's requests: sorted name=quantity
+// pairs.
+func requestKey(req v1.ResourceList) string {
+	names := make([]string, 0, len(req))
+	for name := range req {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, name := range names {
+		q := req[v1.ResourceName(name)]
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(q.String())
+		b.WriteByte(';')
+	}
+	return b.String()
 }
 
 // bindExisting places pod on the existing node e.

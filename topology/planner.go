@@ -44,6 +44,9 @@ type planner struct {
 	// on first use.
 	existing       []*existingState
 	existingByName map[string]*existingState
+	// withRoom holds, per requestKey, the existing nodes that had room for
+	// that request at its last check.
+	withRoom map[string][]*existingState
 }
 
 // PlanScaleUp decides which groups to scale and by how much so that the pending

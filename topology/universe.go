@@ -58,6 +58,7 @@ type Universe struct {
 	Nodes  []*Node
 	Groups []*Group
 	byName map[string]*Node
+	indexState
 }
 
 // NewUniverse builds a Universe from existing nodes, bound pods and node
