@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Rejection explains why Filter rejects a pod on a node: which constraint,
@@ -59,7 +58,6 @@ var rejected = &Rejection{}
 // the shared value rejected, so that deciding allocates nothing.
 func (c *Counts) admit(node *v1.Node, isNew, detail bool) *Rejection {
 	s := c.spread
-	podLabels := labels.Set(s.Pod.Labels)
 	newDomain := isNew && hasAllKeys(node, s.Hard)
 	for i := range s.Hard {
 		con := &s.Hard[i]
@@ -83,10 +81,7 @@ func (c *Counts) admit(node *v1.Node, isNew, detail bool) *Rejection {
 		if domains < int(con.MinDomains) {
 			minMatch = 0
 		}
-		self := 0
-		if con.Selector.Matches(podLabels) {
-			self = 1
-		}
+		self := c.self[i]
 		match := d.count[v]
 		if match+self-minMatch > int(con.MaxSkew) {
 			if !detail {

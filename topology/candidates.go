@@ -30,13 +30,12 @@ func (p *planner) place(pod *v1.Pod) error {
 		p.unplaced(pod, &Reason{Kind: ReasonInvalid, Message: c.err.Error()})
 		return nil
 	}
-	if r := c.cappedReason(pod, p.version); r != nil {
+	if r := c.cappedReason(pod, p.stateFor(c)); r != nil {
 		p.unplaced(pod, r)
 		return nil
 	}
 	var diag diagnosis
-	valid := p.candidates(pod, c, nil)
-	if placed, err := p.tryInOrder(pod, c, valid, &diag); placed || err != nil {
+	if placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag); placed || err != nil {
 		return err
 	}
 	// Unplaced: collect why the other places were not valid (the first
@@ -44,30 +43,31 @@ func (p *planner) place(pod *v1.Pod) error {
 	p.candidates(pod, c, &diag)
 	r := p.explain(pod, c, &diag)
 	p.unplaced(pod, r)
-	c.recordCapped(pod, r, p.version)
+	c.recordCapped(pod, r, p.stateFor(c))
 	return nil
 }
 
-// candidates returns the places that admit pod on the scheduler view and
-// have capacity, best first; diag collects why the others do not.
-func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate {
-	// One buffer serves every pod: the candidates of a pod are used up
-	// before the next pod's are collected.
-	valid := p.candidateBuf[:0]
-	defer func() { p.candidateBuf = valid[:0] }()
+// stream returns the places that admit pod on the scheduler view and have
+// capacity, best first, computed as they are asked for (see
+// candidateStream).
+func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
+	req := p.requestsOf(pod)
+	s := &candidateStream{p: p, c: c, req: req, fixed: p.fixedCandidates(c, req, nil)}
+	sort.SliceStable(s.fixed, func(i, j int) bool { return s.fixed[i].less(&s.fixed[j]) })
 	if len(p.planned) > 0 {
-		// Existing nodes only become possible once the plan has added a
-		// node (pending pods did not fit them when the loop started).
-		for _, e := range p.existingWithRoom(pod) {
-			if c.failed[e.topo.Name] || c.counts.admit(e.topo.Node, false, false) != nil {
-				continue
-			}
-			cand := p.candidate(c, e.topo.Node, nil, nil)
-			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing)
-			valid = append(valid, cand)
+		for _, b := range p.plannedByDomain(c, req).buckets {
+			s.domains = append(s.domains, domainCursor{b: b})
 		}
 	}
-	for _, pn := range p.planned {
+	return s
+}
+
+// candidates returns every place that admits pod on the scheduler view and
+// has capacity, best first; diag collects why the others do not.
+func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate {
+	req := p.requestsOf(pod)
+	valid := p.fixedCandidates(c, req, diag)
+	for _, pn := range p.plannedWithRoom(req) {
 		if c.failed[pn.Name] {
 			continue
 		}
@@ -76,6 +76,27 @@ func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate
 			continue
 		}
 		valid = append(valid, p.candidate(c, pn.Node, p.byGroup[pn.Group], pn))
+	}
+	sort.SliceStable(valid, func(i, j int) bool { return valid[i].less(&valid[j]) })
+	return valid
+}
+
+// fixedCandidates returns the existing nodes and the groups' next nodes
+// that admit the pod and have capacity, unsorted; diag collects why the
+// others do not.
+func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis) []candidate {
+	var valid []candidate
+	if len(p.planned) > 0 {
+		// Existing nodes only become possible once the plan has added a
+		// node (pending pods did not fit them when the loop started).
+		for _, e := range p.existingWithRoom(req) {
+			if c.failed[e.topo.Name] || c.counts.admit(e.topo.Node, false, false) != nil {
+				continue
+			}
+			cand := p.candidate(c, e.topo.Node, nil, nil)
+			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing)
+			valid = append(valid, cand)
+		}
 	}
 	for _, g := range p.groups {
 		node := p.templateNode(g)
@@ -89,15 +110,18 @@ func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate
 		}
 		valid = append(valid, p.candidate(c, node, g, nil))
 	}
-	sort.SliceStable(valid, func(i, j int) bool { return valid[i].less(&valid[j]) })
 	return valid
 }
 
 // tryInOrder binds pod to the first of valid that the Cluster accepts and
 // reports whether it did; diag collects the Cluster's rejections.
-func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid []candidate, diag *diagnosis) (bool, error) {
-	for i := range valid {
-		cand := &valid[i]
+func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag *diagnosis) (bool, error) {
+	for {
+		next, ok := valid.pop()
+		if !ok {
+			return false, nil
+		}
+		cand := &next
 		if cand.existing != nil {
 			name := cand.existing.topo.Name
 			if err := p.req.Cluster.Check(pod, name); err != nil {
@@ -135,7 +159,6 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid []candidate, diag *dia
 		}
 		return true, p.bind(pod, pn)
 	}
-	return false, nil
 }
 
 func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedState) candidate {
@@ -241,8 +264,10 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 			return nil, fmt.Errorf("plan: adding node %s of group %s: %w", node.Name, g.Name, err)
 		}
 		p.version++
+		p.nodesAdded++
 		pn := &plannedState{PlannedNode: &PlannedNode{Name: node.Name, Group: g.Name, Node: node},
-			topo: &Node{Node: node, Group: g.Name, Planned: true}, order: len(p.planned)}
+			topo: &Node{Node: node, Group: g.Name, Planned: true}, order: len(p.planned),
+			free: newFreeResources(node.Status.Allocatable, nil)}
 		p.planned = append(p.planned, pn)
 		p.plan.Nodes = append(p.plan.Nodes, pn.PlannedNode)
 		p.plan.NewNodes[g.Name]++
@@ -263,9 +288,10 @@ func (p *planner) bind(pod *v1.Pod, pn *plannedState) error {
 	if err := p.req.Cluster.AddPod(pod, pn.Name); err != nil {
 		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), pn.Name, err)
 	}
-	p.version++
+	p.placedPod(pod)
 	pn.Pods = append(pn.Pods, pod)
 	pn.topo.Pods = append(pn.topo.Pods, pod)
+	pn.free.take(p.requestsOf(pod).list)
 	for _, cnt := range p.counts {
 		cnt.AddPod(pod, pn.topo)
 	}

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,12 +25,12 @@ type class struct {
 	// at which the group's next node passed Cluster.CheckNew for fitPod;
 	// explain reuses it for pods with fitPod's spec while nothing changed.
 	fitsNew map[string]int
-	fitPod  *v1.Pod
-	// capped is the limit reason of the class's last unplaced pod, cappedPod
-	// that pod and cappedAt the planner's version (plus one) then.
-	capped    *Reason
-	cappedPod *v1.Pod
-	cappedAt  int
+	fitPod  specOf
+	// capped is the limit reason of the class's last unplaced pod,
+	// cappedSpec that pod and cappedAt the planner's state then.
+	capped     *Reason
+	cappedSpec specOf
+	cappedAt   planState
 	// rank is Request.Rank for the class (nil: Universe order).
 	rank map[string]int
 	// groups is the number of groups, the rank of groups rank leaves out
@@ -220,28 +221,136 @@ func nodeSelectorKey(nodeSelector map[string]string) string {
 // count, resources) stopped the plan.
 var limitKinds = map[ReasonKind]bool{ReasonMaxSize: true, ReasonClusterLimit: true, ReasonResourceLimit: true}
 
+// planState is what a class's capped reason depends on: the nodes added
+// to the plan, the pods with required pod anti-affinity placed, the class's
+// counts, and for a pod with inter-pod terms of its own every change at all
+// (version).
+type planState struct {
+	version, nodes, antiAffinity, counts int
+}
+
+// stateFor returns the planner's state as it concerns class c.
+func (p *planner) stateFor(c *class) planState {
+	st := planState{version: p.version, nodes: p.nodesAdded, antiAffinity: p.antiAffinityPlaced}
+	if c.counts != nil {
+		st.counts = c.counts.changes
+	}
+	return st
+}
+
 // recordCapped remembers r, the reason pod stays unplaced, when a limit
 // caused it.
-func (c *class) recordCapped(pod *v1.Pod, r *Reason, version int) {
+func (c *class) recordCapped(pod *v1.Pod, r *Reason, now planState) {
 	if !limitKinds[r.Kind] || hasRequiredPodAffinity(pod) {
 		c.capped = nil
 		return
 	}
-	c.capped, c.cappedPod, c.cappedAt = r, pod, version+1
+	c.capped, c.cappedAt = r, now
+	c.cappedSpec.set(pod)
 }
 
-// cappedReason returns the class's limit reason for pod when the planner
-// has not changed since the class's last pod was capped (no node or pod
-// added: version) and pod has that pod's spec. The planner would then try
-// the very same candidates and fail them the same way, so the pods of a
-// capped class cost a comparison each instead of a planning attempt (with
-// --max-nodes-per-scaleup reached, thousands of pods can be left).
-func (c *class) cappedReason(pod *v1.Pod, version int) *Reason {
-	if c.capped == nil || c.cappedAt != version+1 {
+// cappedReason returns the class's limit reason for pod when pod has the
+// spec of the class's last capped pod and nothing it depends on changed
+// since. The planner would then try the very same candidates and fail them
+// the same way, so the pods of a capped class cost a comparison each
+// instead of a planning attempt (with --max-nodes-per-scaleup reached,
+// thousands of pods can be left). What can change the outcome or its
+// reason:
+//   - a node added to the plan (new candidates; the limits only tighten
+//     otherwise);
+//   - a change of the class's counts (a global minimum can rise);
+//   - a pod with required pod anti-affinity placed (the scheduler checks
+//     it against every pod it places afterwards, which can drop a group
+//     from the reason);
+//   - for a pod with inter-pod terms of its own, any pod placed.
+//
+// Pods placed elsewhere otherwise only take resources and pod slots, which
+// cannot let a pod fit where it did not.
+func (c *class) cappedReason(pod *v1.Pod, now planState) *Reason {
+	if c.capped == nil {
 		return nil
 	}
-	if c.cappedPod != pod && !equality.Semantic.DeepEqual(c.cappedPod.Spec, pod.Spec) {
+	at := c.cappedAt
+	if hasInterPodTerms(pod) {
+		if at.version != now.version {
+			return nil
+		}
+	} else if at.nodes != now.nodes || at.antiAffinity != now.antiAffinity || at.counts != now.counts {
+		return nil
+	}
+	if !c.cappedSpec.same(pod) {
 		return nil
 	}
 	return c.capped
+}
+
+// hasInterPodTerms reports whether pod has required pod affinity or
+// anti-affinity terms.
+func hasInterPodTerms(pod *v1.Pod) bool {
+	return hasRequiredPodAffinity(pod) || hasRequiredPodAntiAffinity(pod)
+}
+
+func hasRequiredPodAntiAffinity(pod *v1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// specOf remembers one pod's spec for comparisons with the class's other
+// pods, which are usually created from the same template: their encoded
+// specs are compared, one encoding per pod, instead of walking both specs by
+// reflection. Equal encodings (maps are encoded in key order) mean equal
+// specs; a spec that differs only in form, such as a quantity written as
+// 1000m instead of 1, only costs the shortcut.
+type specOf struct {
+	pod     *v1.Pod
+	encoded []byte
+}
+
+// set makes pod the remembered pod.
+func (s *specOf) set(pod *v1.Pod) {
+	if s.pod != pod {
+		s.pod, s.encoded = pod, encodeSpec(pod)
+	}
+}
+
+// same reports whether pod has the remembered pod's spec.
+func (s *specOf) same(pod *v1.Pod) bool {
+	same, _ := s.compare(pod)
+	return same
+}
+
+// remember makes pod the remembered pod and reports whether its spec
+// differs from the one remembered before (true when there was none).
+func (s *specOf) remember(pod *v1.Pod) bool {
+	same, encoded := s.compare(pod)
+	if s.pod != pod {
+		s.pod, s.encoded = pod, encoded
+	}
+	return !same
+}
+
+// compare reports whether pod has the remembered pod's spec, with pod's
+// encoding when it computed one.
+func (s *specOf) compare(pod *v1.Pod) (bool, []byte) {
+	switch {
+	case s.pod == pod:
+		return s.pod != nil, s.encoded
+	case s.pod == nil:
+		return false, encodeSpec(pod)
+	}
+	b := encodeSpec(pod)
+	if s.encoded == nil || b == nil {
+		return equality.Semantic.DeepEqual(s.pod.Spec, pod.Spec), b
+	}
+	return bytes.Equal(s.encoded, b), b
+}
+
+// encodeSpec returns pod's spec in its protobuf encoding, nil if it cannot
+// be encoded.
+func encodeSpec(pod *v1.Pod) []byte {
+	b, err := pod.Spec.Marshal()
+	if err != nil {
+		return nil
+	}
+	return b
 }

@@ -97,15 +97,24 @@ func (d *domainCounts) inc(value string) {
 type Counts struct {
 	spread *Spread
 	per    []domainCounts
+	// changes counts the domains and matching pods added since Count.
+	changes int
+	// self is, per constraint, 1 when the pod matches its selector (the
+	// same for every pod sharing the Counts: see signature).
+	self []int
 }
 
 // Count computes the counts of s's hard constraints over the nodes of u:
 // every counted node's domain first (a domain without a matching pod counts
 // 0), then the matching pods, found through the universe's pod index.
 func (u *Universe) Count(s *Spread) *Counts {
-	c := &Counts{spread: s, per: make([]domainCounts, len(s.Hard))}
+	c := &Counts{spread: s, per: make([]domainCounts, len(s.Hard)), self: make([]int, len(s.Hard))}
+	podLabels := labels.Set(s.Pod.Labels)
 	for i := range c.per {
 		c.per[i].count = map[string]int{}
+		if s.Hard[i].Selector.Matches(podLabels) {
+			c.self[i] = 1
+		}
 	}
 	for _, n := range u.Nodes {
 		if !hasAllKeys(n.Node, s.Hard) {
@@ -147,6 +156,7 @@ func (c *Counts) AddNode(n *Node) {
 		v := n.Labels[con.TopologyKey]
 		d := &c.per[i]
 		d.ensure(v)
+		c.changes++
 		for _, p := range n.Pods {
 			if matches(s, con, p) {
 				d.inc(v)
@@ -167,6 +177,7 @@ func (c *Counts) AddPod(p *v1.Pod, n *Node) {
 			continue
 		}
 		c.per[i].inc(n.Labels[con.TopologyKey])
+		c.changes++
 	}
 }
 

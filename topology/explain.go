@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 )
 
 // explain turns what the candidates failed on into the pod's Reason. A
@@ -47,11 +46,8 @@ func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 // adding it changes the Cluster); a failure is always asked again, its
 // error names the pod.
 func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.Node) error {
-	if c.fitPod != pod {
-		if c.fitPod == nil || !equality.Semantic.DeepEqual(c.fitPod.Spec, pod.Spec) {
-			c.fitsNew = map[string]int{}
-		}
-		c.fitPod = pod
+	if c.fitPod.remember(pod) {
+		c.fitsNew = map[string]int{}
 	}
 	if c.fitsNew[group] == p.version+1 {
 		return nil

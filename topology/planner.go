@@ -10,6 +10,9 @@ type plannedState struct {
 	*PlannedNode
 	topo  *Node
 	order int
+	// free counts the pods the plan puts on the node (not the template's
+	// DaemonSet pods, which the Cluster counts).
+	free freeResources
 }
 
 type groupState struct {
@@ -36,17 +39,22 @@ type planner struct {
 	nodeCount int
 	limited   bool // the estimation limiter refused a node
 	budget    ResourceBudget
-	// candidateBuf is reused by candidates for every pod.
-	candidateBuf []candidate
-	// version counts the nodes and pods added to the Cluster.
-	version int
+	// version counts the nodes and pods added to the Cluster, nodesAdded
+	// the nodes and antiAffinityPlaced the pods with required pod
+	// anti-affinity.
+	version, nodesAdded, antiAffinityPlaced int
 	// existing are the universe's nodes as places for pending pods, built
 	// on first use.
 	existing       []*existingState
 	existingByName map[string]*existingState
-	// withRoom holds, per requestKey, the existing nodes that had room for
-	// that request at its last check.
-	withRoom map[string][]*existingState
+	// withRoom holds, per requestKey, the nodes that had room for that
+	// request at its last check.
+	withRoom map[string]*withRoom
+	// domains holds the planned nodes by domain, per domain keys and
+	// request (see candidateStream).
+	domains map[domainsKey]*plannedDomains
+	// lastRequests are the requests of the pod being placed.
+	lastRequests requests
 }
 
 // PlanScaleUp decides which groups to scale and by how much so that the pending
@@ -91,6 +99,14 @@ func PlanScaleUp(req Request) (*Plan, error) {
 			return nil, fmt.Errorf("plan: resetting cluster: %w", err)
 		}
 		preopen = p.plan.NewNodes
+	}
+}
+
+// placedPod counts a pod added to the Cluster.
+func (p *planner) placedPod(pod *v1.Pod) {
+	p.version++
+	if hasRequiredPodAntiAffinity(pod) {
+		p.antiAffinityPlaced++
 	}
 }
 

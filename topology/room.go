@@ -1,0 +1,158 @@
+package topology
+
+import (
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// freeResources is a node's allocatable minus the requests of the pods the
+// planner knows on it, and its pod slots minus those pods: a cheap
+// prefilter, so that only nodes with room are asked of the Cluster (which
+// decides, with every pod the node really holds). The requests are the ones
+// NodeResourcesFit reads (resourcehelper.PodRequests: containers, init
+// containers, overhead).
+type freeResources v1.ResourceList
+
+func newFreeResources(allocatable v1.ResourceList, pods []*v1.Pod) freeResources {
+	f := freeResources(allocatable.DeepCopy())
+	if f == nil {
+		f = freeResources{}
+	}
+	for _, p := range pods {
+		f.take(podRequests(p))
+	}
+	return f
+}
+
+// take subtracts one pod's requests req, and a pod slot.
+func (f freeResources) take(req v1.ResourceList) {
+	if q, ok := f[v1.ResourcePods]; ok {
+		q.Sub(*resource.NewQuantity(1, resource.DecimalSI))
+		f[v1.ResourcePods] = q
+	}
+	for name, q := range req {
+		if free, ok := f[name]; ok {
+			free.Sub(q)
+			f[name] = free
+		}
+	}
+}
+
+// room reports whether a pod slot is left and the free resources cover a
+// pod's requests req, for the resources the node reports.
+func (f freeResources) room(req v1.ResourceList) bool {
+	if q, ok := f[v1.ResourcePods]; ok && q.Value() < 1 {
+		return false
+	}
+	for name, q := range req {
+		if free, ok := f[name]; ok && free.Cmp(q) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func podRequests(pod *v1.Pod) v1.ResourceList {
+	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+}
+
+// requests are one pod's requests with their requestKey.
+type requests struct {
+	pod  *v1.Pod
+	list v1.ResourceList
+	key  string
+}
+
+// requestsOf returns pod's requests, computed once for consecutive calls.
+func (p *planner) requestsOf(pod *v1.Pod) requests {
+	if p.lastRequests.pod != pod {
+		list := podRequests(pod)
+		p.lastRequests = requests{pod: pod, list: list, key: requestKey(list)}
+	}
+	return p.lastRequests
+}
+
+// requestKey is a canonical form of a pod's requests: sorted name=quantity
+// pairs.
+func requestKey(req v1.ResourceList) string {
+	names := make([]string, 0, len(req))
+	for name := range req {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, name := range names {
+		q := req[v1.ResourceName(name)]
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(q.String())
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// withRoom are the nodes that had room for one request at its last check.
+// Free resources only shrink while a pass plans, so a node without room for
+// a request never regains it: each check rechecks only the nodes left, plus
+// the nodes planned since (full nodes, the usual case, are dropped once per
+// request instead of being asked of the Cluster for every pod).
+type withRoom struct {
+	existing []*existingState
+	// ownsExisting is false while existing is the planner's own list.
+	ownsExisting bool
+	planned      []*plannedState
+	// plannedSeen is the number of planned nodes checked so far.
+	plannedSeen int
+}
+
+// roomFor returns the list of nodes with room for req's request.
+func (p *planner) roomFor(req requests) *withRoom {
+	if p.withRoom == nil {
+		p.withRoom = map[string]*withRoom{}
+	}
+	w, ok := p.withRoom[req.key]
+	if !ok {
+		w = &withRoom{existing: p.existingStates()}
+		p.withRoom[req.key] = w
+	}
+	return w
+}
+
+// existingWithRoom returns the existing nodes with room for req.
+func (p *planner) existingWithRoom(req requests) []*existingState {
+	w := p.roomFor(req)
+	kept := w.existing[:0]
+	if !w.ownsExisting {
+		kept = nil
+	}
+	for _, e := range w.existing {
+		if e.free.room(req.list) {
+			kept = append(kept, e)
+		}
+	}
+	w.existing, w.ownsExisting = kept, true
+	return kept
+}
+
+// plannedWithRoom returns the planned nodes with room for req, in planned
+// order.
+func (p *planner) plannedWithRoom(req requests) []*plannedState {
+	w := p.roomFor(req)
+	kept := w.planned[:0]
+	for _, pn := range w.planned {
+		if pn.free.room(req.list) {
+			kept = append(kept, pn)
+		}
+	}
+	for _, pn := range p.planned[w.plannedSeen:] {
+		if pn.free.room(req.list) {
+			kept = append(kept, pn)
+		}
+	}
+	w.planned, w.plannedSeen = kept, len(p.planned)
+	return kept
+}

@@ -1,0 +1,202 @@
+package topology
+
+import (
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// candidateStream yields a pod's candidates one by one in the order of
+// candidate.less, computing only as many as the Cluster is asked about: the
+// existing nodes and the groups' next nodes (few) are collected and sorted
+// up front, the planned nodes (up to --max-nodes-per-scaleup) are read
+// lazily, per domain. All planned nodes of a domain have the same count,
+// opens nothing and cost nothing, so they come in planned order; the stream
+// merges the domains' next nodes with the sorted candidates. Nothing the
+// stream reads changes while a pod is being placed (the Cluster's checks do
+// not modify it), so the order is exactly that of sorting every candidate.
+type candidateStream struct {
+	p     *planner
+	c     *class
+	req   requests
+	fixed []candidate
+	next  int
+	// domains hold each domain's next admitted planned node.
+	domains []domainCursor
+}
+
+// domainCursor walks the planned nodes of one domain.
+type domainCursor struct {
+	b     *domainBucket
+	at    int
+	head  candidate
+	ready bool // head holds the next candidate
+	done  bool
+}
+
+// pop returns the next candidate, false when there is none.
+func (s *candidateStream) pop() (candidate, bool) {
+	best := -1 // index into domains, or -1 for fixed
+	var bestCand *candidate
+	if s.next < len(s.fixed) {
+		bestCand = &s.fixed[s.next]
+	}
+	for i := range s.domains {
+		d := &s.domains[i]
+		if !d.fill(s.p, s.c, s.req) {
+			continue
+		}
+		if bestCand == nil || d.head.less(bestCand) {
+			best, bestCand = i, &d.head
+		}
+	}
+	if bestCand == nil {
+		return candidate{}, false
+	}
+	out := *bestCand
+	if best < 0 {
+		s.next++
+	} else {
+		s.domains[best].ready = false
+	}
+	return out, true
+}
+
+// fill advances the cursor to its domain's next planned node that has room
+// for the request, has not rejected the class and passes the spread, and
+// reports whether there is one.
+func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
+	if d.ready || d.done {
+		return d.ready
+	}
+	nodes := d.b.nodes
+	for d.at < len(nodes) {
+		pn := nodes[d.at]
+		d.at++
+		if pn == nil {
+			continue
+		}
+		if !pn.free.room(req.list) {
+			d.b.drop(d.at - 1)
+			continue
+		}
+		if c.failed[pn.Name] || c.counts.admit(pn.Node, false, false) != nil {
+			continue
+		}
+		d.head, d.ready = p.candidate(c, pn.Node, p.byGroup[pn.Group], pn), true
+		return true
+	}
+	d.done = true
+	return false
+}
+
+// domainBucket holds the planned nodes of one domain that had room for a
+// request when last read, in planned order; nodes found full are dropped
+// for good (free resources only shrink while a pass plans).
+type domainBucket struct {
+	nodes   []*plannedState
+	dropped int
+}
+
+func (b *domainBucket) drop(i int) {
+	b.nodes[i] = nil
+	b.dropped++
+}
+
+// compact removes the dropped nodes once they are half of the bucket.
+func (b *domainBucket) compact() {
+	if b.dropped*2 < len(b.nodes) {
+		return
+	}
+	kept := b.nodes[:0]
+	for _, pn := range b.nodes {
+		if pn != nil {
+			kept = append(kept, pn)
+		}
+	}
+	clear(b.nodes[len(kept):])
+	b.nodes, b.dropped = kept, 0
+}
+
+// plannedDomains are the planned nodes with room for one request, by their
+// values of a set of topology keys.
+type plannedDomains struct {
+	keys     []string
+	byValues map[string]*domainBucket
+	buckets  []*domainBucket
+	// missing holds nodes lacking one of the keys: the spread rejects them.
+	missing *domainBucket
+	seen    int
+}
+
+type domainsKey struct {
+	keys, request string
+}
+
+// plannedByDomain returns the planned nodes with room for req grouped by
+// the class's domains (its hard constraints' keys, hostname excluded),
+// including the nodes planned since the last call.
+func (p *planner) plannedByDomain(c *class, req requests) *plannedDomains {
+	keys := domainKeys(c.spread)
+	k := domainsKey{keys: strings.Join(keys, "\x00"), request: req.key}
+	if p.domains == nil {
+		p.domains = map[domainsKey]*plannedDomains{}
+	}
+	pd, ok := p.domains[k]
+	if !ok {
+		pd = &plannedDomains{keys: keys, byValues: map[string]*domainBucket{}, missing: &domainBucket{}}
+		p.domains[k] = pd
+	}
+	for _, pn := range p.planned[pd.seen:] {
+		pd.add(pn)
+	}
+	pd.seen = len(p.planned)
+	for _, b := range pd.buckets {
+		b.compact()
+	}
+	return pd
+}
+
+func (pd *plannedDomains) add(pn *plannedState) {
+	values := make([]string, len(pd.keys))
+	for i, k := range pd.keys {
+		v, ok := pn.Node.Labels[k]
+		if !ok {
+			pd.missing.nodes = append(pd.missing.nodes, pn)
+			return
+		}
+		values[i] = v
+	}
+	vk := strings.Join(values, "\x00")
+	b, ok := pd.byValues[vk]
+	if !ok {
+		b = &domainBucket{}
+		pd.byValues[vk] = b
+		pd.buckets = append(pd.buckets, b)
+	}
+	b.nodes = append(b.nodes, pn)
+}
+
+// domainKeys returns the sorted distinct topology keys of s's hard
+// constraints, hostname excluded.
+func domainKeys(s *Spread) []string {
+	var keys []string
+	for i := range s.Hard {
+		k := s.Hard[i].TopologyKey
+		if k != v1.LabelHostname && !contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
