@@ -85,7 +85,10 @@ func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate
 // that admit the pod and have capacity, unsorted; diag collects why the
 // others do not.
 func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis) []candidate {
-	var valid []candidate
+	// One buffer serves every pod: a pod's candidates are used up before
+	// the next pod's are collected.
+	valid := p.fixedBuf[:0]
+	defer func() { p.fixedBuf = valid[:0] }()
 	if len(p.planned) > 0 {
 		// Existing nodes only become possible once the plan has added a
 		// node (pending pods did not fit them when the loop started).
@@ -291,7 +294,7 @@ func (p *planner) bind(pod *v1.Pod, pn *plannedState) error {
 	p.placedPod(pod)
 	pn.Pods = append(pn.Pods, pod)
 	pn.topo.Pods = append(pn.topo.Pods, pod)
-	pn.free.take(p.requestsOf(pod).list)
+	pn.free.take(p.requestsOf(pod))
 	for _, cnt := range p.counts {
 		cnt.AddPod(pod, pn.topo)
 	}

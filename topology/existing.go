@@ -10,7 +10,7 @@ import (
 type existingState struct {
 	topo *Node
 	// free counts the node's pods and the pods the plan puts there.
-	free   freeResources
+	free   *freeResources
 	placed []*v1.Pod
 	order  int
 }
@@ -36,7 +36,7 @@ func (p *planner) bindExisting(pod *v1.Pod, e *existingState) error {
 		return err
 	}
 	e.placed = append(e.placed, pod)
-	e.free.take(p.requestsOf(pod).list)
+	e.free.take(p.requestsOf(pod))
 	for _, cnt := range p.counts {
 		cnt.AddPod(pod, e.topo)
 	}

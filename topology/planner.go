@@ -12,7 +12,7 @@ type plannedState struct {
 	order int
 	// free counts the pods the plan puts on the node (not the template's
 	// DaemonSet pods, which the Cluster counts).
-	free freeResources
+	free *freeResources
 }
 
 type groupState struct {
@@ -25,6 +25,9 @@ type groupState struct {
 	// group adds one.
 	nextNode   *v1.Node
 	nextNodeAt int
+	// noCapacity caches capacityOf without detail, computed at capacityAt.
+	noCapacity bool
+	capacityAt capacityAt
 }
 
 type planner struct {
@@ -53,6 +56,8 @@ type planner struct {
 	// domains holds the planned nodes by domain, per domain keys and
 	// request (see candidateStream).
 	domains map[domainsKey]*plannedDomains
+	// fixedBuf is reused by fixedCandidates for every pod.
+	fixedBuf []candidate
 	// lastRequests are the requests of the pod being placed.
 	lastRequests requests
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
@@ -14,42 +13,51 @@ import (
 // prefilter, so that only nodes with room are asked of the Cluster (which
 // decides, with every pod the node really holds). The requests are the ones
 // NodeResourcesFit reads (resourcehelper.PodRequests: containers, init
-// containers, overhead).
-type freeResources v1.ResourceList
+// containers, overhead). Only the resources the node reports are tracked.
+type freeResources struct {
+	// slots is the pod slots left, when the node reports them (hasSlots).
+	slots    int64
+	hasSlots bool
+	// names and milli are the node's resources and their free amounts, in
+	// milli-units.
+	names []v1.ResourceName
+	milli []int64
+}
 
-func newFreeResources(allocatable v1.ResourceList, pods []*v1.Pod) freeResources {
-	f := freeResources(allocatable.DeepCopy())
-	if f == nil {
-		f = freeResources{}
+func newFreeResources(allocatable v1.ResourceList, pods []*v1.Pod) *freeResources {
+	f := &freeResources{}
+	for name, q := range allocatable {
+		if name == v1.ResourcePods {
+			f.slots, f.hasSlots = q.Value(), true
+			continue
+		}
+		f.names = append(f.names, name)
+		f.milli = append(f.milli, q.MilliValue())
 	}
 	for _, p := range pods {
-		f.take(podRequests(p))
+		f.take(newRequests(p))
 	}
 	return f
 }
 
-// take subtracts one pod's requests req, and a pod slot.
-func (f freeResources) take(req v1.ResourceList) {
-	if q, ok := f[v1.ResourcePods]; ok {
-		q.Sub(*resource.NewQuantity(1, resource.DecimalSI))
-		f[v1.ResourcePods] = q
-	}
-	for name, q := range req {
-		if free, ok := f[name]; ok {
-			free.Sub(q)
-			f[name] = free
+// take subtracts one pod's requests, and a pod slot.
+func (f *freeResources) take(req requests) {
+	f.slots--
+	for i, name := range f.names {
+		if q, ok := req.list[name]; ok {
+			f.milli[i] -= q.MilliValue()
 		}
 	}
 }
 
 // room reports whether a pod slot is left and the free resources cover a
-// pod's requests req, for the resources the node reports.
-func (f freeResources) room(req v1.ResourceList) bool {
-	if q, ok := f[v1.ResourcePods]; ok && q.Value() < 1 {
+// pod's requests, for the resources the node reports.
+func (f *freeResources) room(req requests) bool {
+	if f.hasSlots && f.slots < 1 {
 		return false
 	}
-	for name, q := range req {
-		if free, ok := f[name]; ok && free.Cmp(q) < 0 {
+	for i, name := range f.names {
+		if q, ok := req.list[name]; ok && f.milli[i] < q.MilliValue() {
 			return false
 		}
 	}
@@ -70,10 +78,14 @@ type requests struct {
 // requestsOf returns pod's requests, computed once for consecutive calls.
 func (p *planner) requestsOf(pod *v1.Pod) requests {
 	if p.lastRequests.pod != pod {
-		list := podRequests(pod)
-		p.lastRequests = requests{pod: pod, list: list, key: requestKey(list)}
+		p.lastRequests = newRequests(pod)
+		p.lastRequests.key = requestKey(p.lastRequests.list)
 	}
 	return p.lastRequests
+}
+
+func newRequests(pod *v1.Pod) requests {
+	return requests{pod: pod, list: podRequests(pod)}
 }
 
 // requestKey is a canonical form of a pod's requests: sorted name=quantity
@@ -130,7 +142,7 @@ func (p *planner) existingWithRoom(req requests) []*existingState {
 		kept = nil
 	}
 	for _, e := range w.existing {
-		if e.free.room(req.list) {
+		if e.free.room(req) {
 			kept = append(kept, e)
 		}
 	}
@@ -144,12 +156,12 @@ func (p *planner) plannedWithRoom(req requests) []*plannedState {
 	w := p.roomFor(req)
 	kept := w.planned[:0]
 	for _, pn := range w.planned {
-		if pn.free.room(req.list) {
+		if pn.free.room(req) {
 			kept = append(kept, pn)
 		}
 	}
 	for _, pn := range p.planned[w.plannedSeen:] {
-		if pn.free.room(req.list) {
+		if pn.free.room(req) {
 			kept = append(kept, pn)
 		}
 	}

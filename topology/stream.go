@@ -77,7 +77,7 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 		if pn == nil {
 			continue
 		}
-		if !pn.free.room(req.list) {
+		if !pn.free.room(req) {
 			d.b.drop(d.at - 1)
 			continue
 		}
