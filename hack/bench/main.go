@@ -29,14 +29,15 @@ func main() {
 	loadBefore := flag.String("load-before", "", "file holding /proc/loadavg from before the run")
 	start := flag.Int64("start", 0, "Unix time the run started (0: unknown)")
 	command := flag.String("command", "make bench", "the command that produced the results, for the report")
+	profile := flag.String("profile", "", "go tool pprof -top output of spreadscale's headline decision to include (empty: none)")
 	flag.Parse()
-	if err := run(*in, *out, *benchstat, *loadBefore, *start, *command); err != nil {
+	if err := run(*in, *out, *benchstat, *loadBefore, *start, *command, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, out, benchstat, loadBefore string, start int64, command string) error {
+func run(in, out, benchstat, loadBefore string, start int64, command, profile string) error {
 	raw, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -71,8 +72,17 @@ func run(in, out, benchstat, loadBefore string, start int64, command string) err
 		}
 		stats = string(b)
 	}
+	var top string
+	if profile != "" {
+		b, err := os.ReadFile(profile)
+		if err != nil {
+			return err
+		}
+		top = string(b)
+	}
 	var buf bytes.Buffer
 	report(&buf, results, m, stats, command)
+	writeProfile(&buf, top)
 	return os.WriteFile(out, buf.Bytes(), 0o644)
 }
 
@@ -242,8 +252,8 @@ func report(w io.Writer, results []result, m machine, stats, command string) {
 	fmt.Fprintf(w, "the option CA executed; TestDecisionQuality checks on a small cluster that the real\n")
 	fmt.Fprintf(w, "kube-scheduler binds exactly these once the new nodes registered), *nodes* the number of nodes\n")
 	fmt.Fprintf(w, "it requests. Ratios are spreadscale / stock.\n\n")
-	fmt.Fprintf(w, "| case | n | time stock | time spreadscale | ratio | mem stock | mem spreadscale | ratio | allocs stock | allocs spreadscale | ratio | pods stock | pods spreadscale | nodes stock | nodes spreadscale |\n")
-	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| case | n | time stock | time spreadscale | ratio | mem stock | mem spreadscale | ratio | peak RSS stock | peak RSS spreadscale | allocs stock | allocs spreadscale | ratio | pods stock | pods spreadscale | nodes stock | nodes spreadscale |\n")
+	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cases {
 		st, okS := sum[c]["stock"]
 		ss, okP := sum[c]["spreadscale"]
@@ -254,23 +264,27 @@ func report(w io.Writer, results []result, m machine, stats, command string) {
 		if pm := pendingRE.FindStringSubmatch(c); pm != nil {
 			pending = " / " + pm[1]
 		}
-		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s | %s |\n",
 			c, st.Samples, ss.Samples,
 			duration(st.Median["ns/op"]), duration(ss.Median["ns/op"]), ratio(ss.Median["ns/op"], st.Median["ns/op"]),
 			bytesIEC(st.Median["B/op"]), bytesIEC(ss.Median["B/op"]), ratio(ss.Median["B/op"], st.Median["B/op"]),
+			bytesIEC(st.Median["peak-RSS-B"]), bytesIEC(ss.Median["peak-RSS-B"]),
 			count(st.Median["allocs/op"]), count(ss.Median["allocs/op"]), ratio(ss.Median["allocs/op"], st.Median["allocs/op"]),
 			quality(st, "pods/op"), pending, quality(ss, "pods/op"), pending,
 			quality(st, "nodes/op"), quality(ss, "nodes/op"))
 	}
-	fmt.Fprintf(w, "\n*n*: samples (stock/spreadscale). *pods*: made schedulable / pending. A quality that\n")
+	fmt.Fprintf(w, "\n*n*: samples (stock/spreadscale). *mem*: bytes allocated per decision (B/op). *peak RSS*:\n")
+	fmt.Fprintf(w, "the process's peak resident set during the decision (kernel high-water mark reset before it),\n")
+	fmt.Fprintf(w, "which includes the generated cluster and CA's state both modes hold. *pods*: made schedulable / pending. A quality that\n")
 	fmt.Fprintf(w, "differs between samples is shown as min–max: CA's own choices are not deterministic (the\n")
 	fmt.Fprintf(w, "delta snapshot hands binpacking the new nodes in map order, and least-waste ties go to a\n")
 	fmt.Fprintf(w, "random pick).\n\n")
 	fmt.Fprintf(w, "Reading the table: stock CA's cost hardly depends on the number of pending pods: it\n")
 	fmt.Fprintf(w, "estimates every node group for every Deployment against the whole cluster snapshot, and\n")
 	fmt.Fprintf(w, "each Deployment's estimate stops at the pods one zone can take. spreadscale plans every\n")
-	fmt.Fprintf(w, "pending pod once, over all groups, and leaves the other groups' estimates empty; both pay\n")
-	fmt.Fprintf(w, "CA's own per-group, per-Deployment predicate check before estimating (SchedulablePodGroups).\n")
+	fmt.Fprintf(w, "pending pod once, over all groups, and CA evaluates only the plan's groups; for the pods the\n")
+	fmt.Fprintf(w, "plan places, CA's per-group predicate check before estimating (SchedulablePodGroups) runs\n")
+	fmt.Fprintf(w, "every filter but the spread, which the plan has decided (plugin/decided.go).\n")
 	fmt.Fprintf(w, "The `_nospread` row is spreadscale with nothing to do: every estimate goes to CA's binpacking.\n\n")
 
 	if stats != "" {

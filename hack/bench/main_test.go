@@ -10,11 +10,11 @@ const sample = `goos: linux
 goarch: amd64
 pkg: github.com/spreadscale/spreadscale/test/bench
 cpu: AMD EPYC
-BenchmarkDecision/5000n_2000p/stock-2         	       1	40000000000 ns/op	        12.00 nodes/op	        40.00 pods/op	8000000000 B/op	90000000 allocs/op
-BenchmarkDecision/5000n_2000p/spreadscale-2   	       1	10000000000 ns/op	       250.0 nodes/op	      2000 pods/op	4000000000 B/op	30000000 allocs/op
-BenchmarkDecision/5000n_2000p/stock-2         	       1	60000000000 ns/op	        12.00 nodes/op	        40.00 pods/op	8000000000 B/op	90000000 allocs/op
-BenchmarkDecision/5000n_2000p/spreadscale-2   	       1	20000000000 ns/op	       250.0 nodes/op	      2000 pods/op	6000000000 B/op	30000000 allocs/op
-BenchmarkDecision/5000n_2000p/stock-2         	       1	50000000000 ns/op	        11.00 nodes/op	        40.00 pods/op	8000000000 B/op	90000000 allocs/op
+BenchmarkDecision/5000n_2000p/stock-2         	       1	40000000000 ns/op	        12.00 nodes/op	        40.00 pods/op	2147483648 peak-RSS-B	8000000000 B/op	90000000 allocs/op
+BenchmarkDecision/5000n_2000p/spreadscale-2   	       1	10000000000 ns/op	       250.0 nodes/op	      2000 pods/op	1073741824 peak-RSS-B	4000000000 B/op	30000000 allocs/op
+BenchmarkDecision/5000n_2000p/stock-2         	       1	60000000000 ns/op	        12.00 nodes/op	        40.00 pods/op	2147483648 peak-RSS-B	8000000000 B/op	90000000 allocs/op
+BenchmarkDecision/5000n_2000p/spreadscale-2   	       1	20000000000 ns/op	       250.0 nodes/op	      2000 pods/op	1073741824 peak-RSS-B	6000000000 B/op	30000000 allocs/op
+BenchmarkDecision/5000n_2000p/stock-2         	       1	50000000000 ns/op	        11.00 nodes/op	        40.00 pods/op	2147483648 peak-RSS-B	8000000000 B/op	90000000 allocs/op
 PASS
 `
 
@@ -37,13 +37,26 @@ func TestParseAndReport(t *testing.T) {
 	report(&buf, results, machine{CPU: "AMD EPYC", Cores: 2, Go: "go1.26", LoadEnd: "1.00 1.00 1.00"}, "raw\n", "make bench")
 	out := buf.String()
 	for _, want := range []string{
-		"| 5000n_2000p | 3/2 | 50.00 s | 15.00 s | 0.30x | 7.45 GiB | 4.66 GiB | 0.62x | 90.00M | 30.00M | 0.33x | 40 / 2000 | 2000 / 2000 | 11–12 | 250 |",
+		"| 5000n_2000p | 3/2 | 50.00 s | 15.00 s | 0.30x | 7.45 GiB | 4.66 GiB | 0.62x | 2.00 GiB | 1.00 GiB | 90.00M | 30.00M | 0.33x | 40 / 2000 | 2000 / 2000 | 11–12 | 250 |",
 		"- CPU: AMD EPYC, 2 cores",
 		"```\nraw\n```",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestProfileSectionQuotesTheProfile(t *testing.T) {
+	var buf bytes.Buffer
+	writeProfile(&buf, "      flat  flat%   sum%        cum   cum%\n")
+	if out := buf.String(); !strings.Contains(out, "## Where spreadscale's time goes") || !strings.Contains(out, "```\n      flat  flat%") {
+		t.Errorf("profile section:\n%s", out)
+	}
+	buf.Reset()
+	writeProfile(&buf, "")
+	if buf.Len() != 0 {
+		t.Errorf("no profile wrote %q", buf.String())
 	}
 }
 

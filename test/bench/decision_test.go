@@ -28,6 +28,7 @@ var cases = []benchCase{
 	{"500n_2000p", Params{Nodes: 500, Pending: 2000, Deployments: 40, Spread: true}},
 	{"500n_20000p", Params{Nodes: 500, Pending: 20000, Deployments: 40, Spread: true}},
 	{"5000n_2000p_nospread", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: false}},
+	{"10000n_5000p", Params{Nodes: 10000, Pending: 5000, Deployments: 40, Spread: true}},
 }
 
 // mode is a CA wiring. Stock CA runs the least-waste expander, spreadscale
@@ -47,7 +48,8 @@ var modes = []mode{
 // estimated, expander, balancing) per op, stock and spreadscale on the same
 // generated cluster, and reports its quality: pods/op is the number of
 // pending pods the decision makes schedulable, nodes/op the number of nodes
-// it requests.
+// it requests; peak-RSS-B is the process's peak resident set during the
+// decision (see peakRSS).
 func BenchmarkDecision(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -62,17 +64,25 @@ func BenchmarkDecision(b *testing.B) {
 						}
 					}
 					var dec sim.Decision
+					var peak int64
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
 						b.StopTimer()
 						if err := d.Reset(); err != nil {
 							b.Fatal(err)
 						}
+						rss := startPeakRSS()
 						b.StartTimer()
 						var err error
 						if dec, err = d.Decide(); err != nil {
 							b.Fatal(err)
 						}
+						b.StopTimer()
+						peak = max(peak, rss.peak())
+						b.StartTimer()
+					}
+					if peak > 0 {
+						b.ReportMetric(float64(peak), "peak-RSS-B")
 					}
 					b.ReportMetric(float64(dec.PodsHelped), "pods/op")
 					b.ReportMetric(float64(dec.NewNodes), "nodes/op")
