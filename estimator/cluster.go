@@ -35,6 +35,8 @@ type snapshotCluster struct {
 	templates map[string]*framework.NodeInfo
 	// copies holds the filtered copy of each pod checked so far.
 	copies map[*apiv1.Pod]*apiv1.Pod
+	// deferred are bound pods not added to snap yet.
+	deferred deferredPods
 }
 
 // placeholderSpread is the topology spread constraint list of a filtered
@@ -93,6 +95,9 @@ func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Nod
 	if err != nil {
 		return err
 	}
+	if err := c.flushFor(pod, node.Name); err != nil {
+		return err
+	}
 	c.snap.Fork()
 	defer c.snap.Revert()
 	if err := c.snap.AddNodeInfo(ni); err != nil {
@@ -102,6 +107,9 @@ func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Nod
 }
 
 func (c *snapshotCluster) Check(pod *apiv1.Pod, nodeName string) error {
+	if err := c.flushFor(pod, nodeName); err != nil {
+		return err
+	}
 	return asError(c.snap.CheckPredicates(c.filtered(pod), nodeName))
 }
 
@@ -113,13 +121,23 @@ func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
 	return c.snap.AddNodeInfo(ni)
 }
 
+// AddPod binds pod to the named node: at once when other nodes' checks may
+// read it, else when a check reads the node (see deferredPods).
 func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
-	return c.snap.ForceAddPod(pod, nodeName)
+	if !nodeLocal(pod) {
+		if err := c.flushAll(); err != nil {
+			return err
+		}
+		return c.snap.ForceAddPod(pod, nodeName)
+	}
+	c.deferred.add(pod, nodeName)
+	return nil
 }
 
 // Reset reverts the snapshot to the fork the planner was started on and
 // forks it again.
 func (c *snapshotCluster) Reset() error {
+	c.deferred.clear()
 	c.snap.Revert()
 	c.snap.Fork()
 	return nil
@@ -145,6 +163,9 @@ func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit i
 	node := topology.NodeFromTemplate(g.Template, "topology-spread-probe-"+g.Name)
 	ni, err := c.nodeInfo(g.Name, node)
 	if err != nil {
+		return 0
+	}
+	if err := c.flushFor(pod, node.Name); err != nil {
 		return 0
 	}
 	if s, err := topology.NewSpread(pod, defaults); err == nil {

@@ -1,0 +1,106 @@
+package estimator
+
+import (
+	apiv1 "k8s.io/api/core/v1"
+)
+
+// deferredPods are pods the planner bound that are not in CA's snapshot
+// yet, by node.
+//
+// Adding a pod to CA's delta snapshot drops its node lists, and the next
+// scheduler check rebuilds them (every node of the cluster), so binding
+// each planned pod at once costs one rebuild per pod. A pod whose checks
+// only read the node they run on (nodeLocal) does not need the pods bound
+// on other nodes: they are added when a check reads their node, or before
+// any check that reads the whole cluster. Which checks read the whole
+// cluster follows the scheduler's filters: InterPodAffinity (an incoming
+// pod's required pod affinity and anti-affinity terms, and the existing
+// pods' required anti-affinity), VolumeRestrictions, VolumeBinding and
+// VolumeZone (persistent volume claims), DynamicResources (resource
+// claims). PodTopologySpread, the remaining one, is not run (see
+// snapshotCluster). A pod that is not node-local itself is added at once.
+type deferredPods struct {
+	byNode map[string][]*apiv1.Pod
+	count  int
+}
+
+// nodeLocal reports whether the scheduler's filters for pod read only the
+// node they check, and whether pod, once bound, is read only by checks of
+// its node: no required pod affinity or anti-affinity, no persistent
+// volume claim, no resource claim.
+func nodeLocal(pod *apiv1.Pod) bool {
+	if a := pod.Spec.Affinity; a != nil {
+		if a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return false
+		}
+		if a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return false
+		}
+	}
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return false
+	}
+	for i := range pod.Spec.Volumes {
+		v := &pod.Spec.Volumes[i]
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *deferredPods) add(pod *apiv1.Pod, node string) {
+	if d.byNode == nil {
+		d.byNode = map[string][]*apiv1.Pod{}
+	}
+	d.byNode[node] = append(d.byNode[node], pod)
+	d.count++
+}
+
+// take removes and returns the pods deferred on node.
+func (d *deferredPods) take(node string) []*apiv1.Pod {
+	pods := d.byNode[node]
+	if len(pods) > 0 {
+		delete(d.byNode, node)
+		d.count -= len(pods)
+	}
+	return pods
+}
+
+// clear forgets every deferred pod (the snapshot was reverted).
+func (d *deferredPods) clear() {
+	clear(d.byNode)
+	d.count = 0
+}
+
+// flushNode adds the pods deferred on node to the snapshot.
+func (c *snapshotCluster) flushNode(node string) error {
+	for _, pod := range c.deferred.take(node) {
+		if err := c.snap.ForceAddPod(pod, node); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushAll adds every deferred pod to the snapshot.
+func (c *snapshotCluster) flushAll() error {
+	if c.deferred.count == 0 {
+		return nil
+	}
+	for node := range c.deferred.byNode {
+		if err := c.flushNode(node); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushFor adds the deferred pods a check of pod on node reads: those of
+// node for a node-local pod, every one otherwise.
+func (c *snapshotCluster) flushFor(pod *apiv1.Pod, node string) error {
+	if nodeLocal(pod) {
+		return c.flushNode(node)
+	}
+	return c.flushAll()
+}
