@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
@@ -154,12 +153,9 @@ func asError(err clustersnapshot.SchedulingError) error {
 // podsPerNode returns how many pods like pod one new node of g holds, at
 // most limit: pods are added to an empty template node of g while the
 // scheduler filters (all but the spread, as for every check) pass, then the
-// count is capped by the pod's DoNotSchedule hostname constraints that
-// count the pod itself (maxSkew each: a new node starts empty and the
-// global minimum over nodes is 0 while any eligible node has no matching
-// pod). It is the "node count and pods" of an option, not a placement: the
-// plan itself checks every pod.
-func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit int, defaults *topology.Defaults) int {
+// count is capped by the pod's hostCap. It is the "node count and pods" of
+// an option, not a placement: the plan itself checks every pod.
+func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap int) int {
 	node := topology.NodeFromTemplate(g.Template, "topology-spread-probe-"+g.Name)
 	ni, err := c.nodeInfo(g.Name, node)
 	if err != nil {
@@ -168,12 +164,8 @@ func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit i
 	if err := c.flushFor(pod, node.Name); err != nil {
 		return 0
 	}
-	if s, err := topology.NewSpread(pod, defaults); err == nil {
-		for _, con := range s.Hard {
-			if con.TopologyKey == apiv1.LabelHostname && con.Selector.Matches(labels.Set(pod.Labels)) {
-				limit = min(limit, int(con.MaxSkew))
-			}
-		}
+	if hostCap >= 0 {
+		limit = min(limit, hostCap)
 	}
 	c.snap.Fork()
 	defer c.snap.Revert()

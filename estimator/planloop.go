@@ -53,6 +53,11 @@ type LoopInputs struct {
 	// expander chain after topology-spread would choose among them (see
 	// ranking). Nil keeps the order of the domain's groups by id.
 	Chooser caexpander.Strategy
+	// ChooserByShape states that the Chooser reads the options' pods only
+	// for their number and resource requests (every CA expander but grpc),
+	// so that pod classes of the same shape get the same order (see
+	// ranking and podShape).
+	ChooserByShape bool
 }
 
 // PlanLoop computes the loop's plan, or returns nil when no pending pod has

@@ -39,6 +39,16 @@ type ranking struct {
 	// position of each group inside its domain, per class (from choose).
 	position map[topology.ClassKey]map[string]int
 	perNode  map[perNodeKey]int
+
+	// byShape is set while choose may share probes and orders between
+	// classes of the same podShape (LoopInputs.ChooserByShape, and no pod
+	// with required anti-affinity in the cluster): with many Deployments of
+	// one pod template, each domain's groups are then ordered once.
+	byShape       bool
+	chooserShapes bool
+	shapeOrders   map[shapeOrderKey][]string
+	shapeProbes   map[shapeProbeKey]int
+	shapes        map[topology.ClassKey]classShape
 }
 
 type perNodeKey struct {
@@ -46,9 +56,27 @@ type perNodeKey struct {
 	group string
 }
 
+// shapeOrderKey identifies a domain's order for a share: the pods' shape,
+// the domain (its keys and values) and the share's size.
+type shapeOrderKey struct {
+	shape        podShape
+	keys, domain string
+	share        int
+}
+
+// shapeProbeKey identifies a podsPerNode probe: the pod's shape, the group
+// and the limit.
+type shapeProbeKey struct {
+	shape podShape
+	group string
+	limit int
+}
+
 func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *snapshotCluster) *ranking {
 	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID,
-		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{}}
+		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
+		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]int{},
+		shapes: map[topology.ClassKey]classShape{}}
 }
 
 // domainKeys returns the sorted topology keys of pod's DoNotSchedule
@@ -148,8 +176,10 @@ func (r *ranking) choose(first *topology.Plan) bool {
 		sh.pods[d] = append(sh.pods[d], pl.Pod)
 	}
 	chose := false
+	r.byShape = r.chooserShapes && len(classes) > 1 && r.cluster.noAntiAffinity()
 	for _, class := range classes {
 		sh := shares[class]
+		shape, shaped := r.classShape(class, sh.exemplar)
 		domains := make([]string, 0, len(sh.pods))
 		for d := range sh.pods {
 			domains = append(domains, d)
@@ -170,7 +200,18 @@ func (r *ranking) choose(first *topology.Plan) bool {
 			if r.position[class] == nil {
 				r.position[class] = map[string]int{}
 			}
-			for i, id := range r.order(class, sh.exemplar, candidates, pods) {
+			var ids []string
+			key := shapeOrderKey{shape: shape, keys: strings.Join(sh.keys, "\x00"), domain: d, share: len(pods)}
+			uniform := shaped && sameShape(pods, shape.spec)
+			if cached, ok := r.shapeOrders[key]; uniform && ok {
+				ids = cached
+			} else {
+				ids = r.order(class, sh.exemplar, candidates, pods)
+				if uniform {
+					r.shapeOrders[key] = ids
+				}
+			}
+			for i, id := range ids {
 				r.position[class][id] = i
 			}
 		}
@@ -231,7 +272,7 @@ func (r *ranking) option(class topology.ClassKey, exemplar *apiv1.Pod, g *topolo
 	key := perNodeKey{class: class, group: g.Name}
 	per, ok := r.perNode[key]
 	if !ok {
-		per = r.cluster.podsPerNode(exemplar, g, len(share), r.defaults)
+		per = r.probe(class, exemplar, g, len(share))
 		r.perNode[key] = per
 	}
 	if per == 0 {
@@ -243,4 +284,53 @@ func (r *ranking) option(class topology.ClassKey, exemplar *apiv1.Pod, g *topolo
 	}
 	pods := share[:min(len(share), nodes*per)]
 	return caexpander.Option{NodeGroup: r.nodeGroups[g.Name], NodeCount: nodes, Pods: pods}, true
+}
+
+// probe is podsPerNode for the exemplar, shared between pods of the same
+// shape while byShape holds.
+func (r *ranking) probe(class topology.ClassKey, exemplar *apiv1.Pod, g *topology.Group, limit int) int {
+	shape, shaped := r.classShape(class, exemplar)
+	if !shaped {
+		return r.cluster.podsPerNode(exemplar, g, limit, hostCap(exemplar, r.defaults))
+	}
+	if shape.hostCap >= 0 {
+		limit = min(limit, shape.hostCap)
+	}
+	key := shapeProbeKey{shape: shape, group: g.Name, limit: limit}
+	if per, ok := r.shapeProbes[key]; ok {
+		return per
+	}
+	per := r.cluster.podsPerNode(exemplar, g, limit, shape.hostCap)
+	r.shapeProbes[key] = per
+	return per
+}
+
+// classShape is shapeOf the class's exemplar, computed once per class.
+func (r *ranking) classShape(class topology.ClassKey, exemplar *apiv1.Pod) (podShape, bool) {
+	if !r.byShape {
+		return podShape{}, false
+	}
+	if cs, ok := r.shapes[class]; ok {
+		return cs.shape, cs.ok
+	}
+	shape, ok := r.shapeOf(exemplar)
+	r.shapes[class] = classShape{shape: shape, ok: ok}
+	return shape, ok
+}
+
+type classShape struct {
+	shape podShape
+	ok    bool
+}
+
+// sameShape reports whether every pod of a share has the filtered spec
+// encoded as spec (the exemplar's): the options built for the share then
+// carry pods whose requests are the exemplar's.
+func sameShape(pods []*apiv1.Pod, spec string) bool {
+	for _, pod := range pods {
+		if b, ok := filteredSpec(pod); !ok || b != spec {
+			return false
+		}
+	}
+	return true
 }

@@ -58,6 +58,10 @@ type Orchestrator struct {
 	current  *estimator.Current
 	defaults *topology.Defaults
 	chooser  caexpander.Strategy
+	// chooserReadsPodIdentity is set when the chain after topology-spread
+	// has an expander that may read the options' pods beyond their
+	// scheduling requirements (grpc sends them to a server).
+	chooserReadsPodIdentity bool
 
 	ctx       *context.AutoscalingContext
 	csr       *clusterstate.ClusterStateRegistry
@@ -187,6 +191,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		Resources:          budget,
 		CapTotal:           capTotal,
 		Chooser:            o.chooser,
+		ChooserByShape:     !o.chooserReadsPodIdentity,
 	})
 	if err != nil || plan == nil {
 		return nil, nil, nil, err

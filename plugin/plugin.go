@@ -9,6 +9,7 @@ package plugin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -176,7 +177,9 @@ func Build(s Setup) (Components, error) {
 	c.Enabled = true
 	c.ExpanderStrategy = strategy
 	c.EstimatorBuilder = estimator.NewBuilder(current, binpacking)
-	c.ScaleUpOrchestrator = NewOrchestrator(orchestrator.New(), current, s.Spreadscale.Defaults, chooser)
+	orch := NewOrchestrator(orchestrator.New(), current, s.Spreadscale.Defaults, chooser)
+	orch.chooserReadsPodIdentity = slices.Contains(names[1:], caexpander.GRPCExpanderName)
+	c.ScaleUpOrchestrator = orch
 	return c, nil
 }
 

@@ -1,0 +1,76 @@
+package estimator
+
+import (
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// podShape identifies pods that CA's scheduler filters treat alike on a
+// new node: same namespace and same spec once the spread is decided (the
+// spec of WithoutSpreadFilter, which is what the filters check). Labels and
+// names do not matter to the filters as long as no pod in the cluster has
+// required pod anti-affinity (the only filter that reads an incoming pod's
+// labels, through the existing pods' terms) and the pod has no required
+// pod affinity (whose first-pod-of-a-group rule reads the pod's own
+// labels); only then does a pod have a shape. The spread's own effect on a
+// new node, the hostname cap (hostCap), is part of the shape.
+type podShape struct {
+	namespace string
+	spec      string
+	hostCap   int
+}
+
+// shapeOf returns pod's shape and whether it has one.
+func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
+	if !r.byShape {
+		return podShape{}, false
+	}
+	if a := pod.Spec.Affinity; a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+		return podShape{}, false
+	}
+	spec, ok := filteredSpec(pod)
+	if !ok {
+		return podShape{}, false
+	}
+	return podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults)}, true
+}
+
+// filteredSpec is the encoding of WithoutSpreadFilter(pod)'s spec.
+func filteredSpec(pod *apiv1.Pod) (string, bool) {
+	b, err := WithoutSpreadFilter(pod).Spec.Marshal()
+	return string(b), err == nil
+}
+
+// hostCap is the smallest maxSkew of pod's DoNotSchedule hostname
+// constraints that count the pod itself, -1 when there is none: a new node
+// starts empty and the global minimum over nodes is 0 while any eligible
+// node has no matching pod, so one new node takes at most that many pods
+// like pod.
+func hostCap(pod *apiv1.Pod, defaults *topology.Defaults) int {
+	s, err := topology.NewSpread(pod, defaults)
+	if err != nil {
+		return -1
+	}
+	limit := -1
+	for _, con := range s.Hard {
+		if con.TopologyKey == apiv1.LabelHostname && con.Selector.Matches(labels.Set(pod.Labels)) {
+			if limit < 0 || int(con.MaxSkew) < limit {
+				limit = int(con.MaxSkew)
+			}
+		}
+	}
+	return limit
+}
+
+// noAntiAffinity reports whether no pod in the snapshot (the real and
+// upcoming pods, and those the first plan placed) has required pod
+// anti-affinity.
+func (c *snapshotCluster) noAntiAffinity() bool {
+	if err := c.flushAll(); err != nil {
+		return false
+	}
+	withAnti, err := c.snap.NodeInfos().HavePodsWithRequiredAntiAffinityList()
+	return err == nil && len(withAnti) == 0
+}
