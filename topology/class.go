@@ -299,8 +299,9 @@ func hasRequiredPodAntiAffinity(pod *v1.Pod) bool {
 // pods, which are usually created from the same template: their encoded
 // specs are compared, one encoding per pod, instead of walking both specs by
 // reflection. Equal encodings (maps are encoded in key order) mean equal
-// specs; a spec that differs only in form, such as a quantity written as
-// 1000m instead of 1, only costs the shortcut.
+// specs; a spec that differs only in form, such as a memory request of 1Ki
+// against one of 1024 (quantities keep their suffix), only costs the
+// shortcut.
 type specOf struct {
 	pod     *v1.Pod
 	encoded []byte
