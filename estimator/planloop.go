@@ -73,7 +73,7 @@ type LoopInputs struct {
 // groups in that order (falling back to the next group when the preferred
 // one is at max size or a limit).
 func PlanLoop(in LoopInputs) (*LoopPlan, error) {
-	if !anyHard(in.Pending, in.Defaults) {
+	if !AnyHard(in.Pending, in.Defaults) {
 		return nil, nil
 	}
 	if in.Snapshot == nil {
@@ -113,9 +113,9 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	return NewLoopPlan(plan, byID, in.CapTotal), nil
 }
 
-// anyHard reports whether some pod has a DoNotSchedule constraint (its own
-// or a cluster default).
-func anyHard(pods []*apiv1.Pod, defaults *topology.Defaults) bool {
+// AnyHard reports whether some pod has a DoNotSchedule constraint (its own
+// or a cluster default): without one a loop has no plan.
+func AnyHard(pods []*apiv1.Pod, defaults *topology.Defaults) bool {
 	for _, pod := range pods {
 		if s, err := topology.NewSpread(pod, defaults); err == nil && s.HasHard() {
 			return true

@@ -132,7 +132,9 @@ func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos 
 // every planned group before the scale-up and, for the groups CA may not
 // scale now, why (backoff with the cloud provider's error, or unhealthy).
 func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*estimator.LoopPlan, map[string]int, []string, error) {
-	if o.ctx == nil || len(pods) == 0 {
+	if o.ctx == nil || !estimator.AnyHard(pods, o.defaults) {
+		// Nothing to plan: CA runs exactly as stock, without the plan's
+		// per-group preparation.
 		return nil, nil, nil, nil
 	}
 	now := time.Now()

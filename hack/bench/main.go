@@ -82,6 +82,7 @@ func run(in, out, benchstat, loadBefore string, start int64, command, profile st
 	}
 	var buf bytes.Buffer
 	report(&buf, results, m, stats, command)
+	writeTargets(&buf, results)
 	writeProfile(&buf, top)
 	return os.WriteFile(out, buf.Bytes(), 0o644)
 }

@@ -47,6 +47,30 @@ func TestParseAndReport(t *testing.T) {
 	}
 }
 
+func TestTargetsTableJudgesEachRatio(t *testing.T) {
+	results, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeTargets(&buf, results)
+	out := buf.String()
+	for _, want := range []string{
+		// stock median 50 s, spreadscale 15 s: 0.30x against 0.05x.
+		"| 5000n_2000p time vs stock | ≤ 0.05x | 0.300x | **no** |",
+		"| 500n_20000p time vs stock | ≤ 0.50x | not measured | – |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("targets lack %q:\n%s", want, out)
+		}
+	}
+	met := summary{Median: map[string]float64{"ns/op": 1}}
+	sum := map[string]map[string]summary{"500n_2000p": {"spreadscale": met}, "500n_20000p": {"spreadscale": {Median: map[string]float64{"ns/op": 2.5}}}}
+	if r, ok := growth("500n_20000p", "500n_2000p")(sum); !ok || r != 2.5 {
+		t.Errorf("growth = %v, %v; want 2.5", r, ok)
+	}
+}
+
 func TestProfileSectionQuotesTheProfile(t *testing.T) {
 	var buf bytes.Buffer
 	writeProfile(&buf, "      flat  flat%   sum%        cum   cum%\n")

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// target is one performance target of the project (issue "Performance: a
+// 5,000-node decision in a twentieth of stock CA's time"): a ratio of
+// medians that must not exceed limit.
+type target struct {
+	name  string
+	limit float64
+	// ratio computes the ratio from the medians; false when the run lacks
+	// a case.
+	ratio func(sum map[string]map[string]summary) (float64, bool)
+}
+
+// vsStock is spreadscale's median of unit over stock's in case c.
+func vsStock(c, unit string) func(map[string]map[string]summary) (float64, bool) {
+	return func(sum map[string]map[string]summary) (float64, bool) {
+		st, ok1 := sum[c]["stock"]
+		ss, ok2 := sum[c]["spreadscale"]
+		if !ok1 || !ok2 || st.Median[unit] == 0 {
+			return 0, false
+		}
+		return ss.Median[unit] / st.Median[unit], true
+	}
+}
+
+// growth is spreadscale's median time in case big over its median in small.
+func growth(big, small string) func(map[string]map[string]summary) (float64, bool) {
+	return func(sum map[string]map[string]summary) (float64, bool) {
+		b, ok1 := sum[big]["spreadscale"]
+		s, ok2 := sum[small]["spreadscale"]
+		if !ok1 || !ok2 || s.Median["ns/op"] == 0 {
+			return 0, false
+		}
+		return b.Median["ns/op"] / s.Median["ns/op"], true
+	}
+}
+
+var targets = []target{
+	{"5000n_2000p time vs stock", 0.05, vsStock("5000n_2000p", "ns/op")},
+	{"5000n_2000p memory (B/op) vs stock", 0.15, vsStock("5000n_2000p", "B/op")},
+	{"500n_20000p time vs stock", 0.5, vsStock("500n_20000p", "ns/op")},
+	{"500n_20000p memory (B/op) vs stock", 1.0, vsStock("500n_20000p", "B/op")},
+	{"growth: 500n_20000p time vs 500n_2000p time", 3.0, growth("500n_20000p", "500n_2000p")},
+	{"5000n_2000p_nospread time vs stock", 1.05, vsStock("5000n_2000p_nospread", "ns/op")},
+	{"5000n_2000p_nospread memory (B/op) vs stock", 1.05, vsStock("5000n_2000p_nospread", "B/op")},
+}
+
+// writeTargets appends the targets table: each ratio of medians, its limit
+// and whether this run meets it.
+func writeTargets(w io.Writer, results []result) {
+	sum, _ := summarize(results)
+	fmt.Fprintf(w, "\n## Targets\n\n")
+	fmt.Fprintf(w, "Ratios of the medians above (spreadscale / stock, or spreadscale / spreadscale for growth).\n\n")
+	fmt.Fprintf(w, "| target | limit | this run | met |\n|---|---:|---:|---|\n")
+	for _, t := range targets {
+		r, ok := t.ratio(sum)
+		if !ok {
+			fmt.Fprintf(w, "| %s | ≤ %.2fx | not measured | – |\n", t.name, t.limit)
+			continue
+		}
+		met := "yes"
+		if r > t.limit {
+			met = "**no**"
+		}
+		fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", t.name, t.limit, r, met)
+	}
+}
