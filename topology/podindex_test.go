@@ -156,25 +156,13 @@ func pixPending(r *rand.Rand, ops map[string]int) *v1.Pod {
 		if r.Intn(3) == 0 {
 			c.MinDomains = pixPtr(int32(1 + r.Intn(4)))
 		}
-		if _, has := pod.Labels["tier"]; has && c.LabelSelector != nil && r.Intn(3) == 0 && !pixUsesKey(c.LabelSelector, "tier") {
+		if _, has := pod.Labels["tier"]; has && c.LabelSelector != nil && r.Intn(3) == 0 && !selectorUsesKey(c.LabelSelector, "tier") {
 			ops["matchLabelKeys"]++
 			c.MatchLabelKeys = []string{"tier"}
 		}
 		pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, c)
 	}
 	return pod
-}
-
-func pixUsesKey(ls *metav1.LabelSelector, key string) bool {
-	if _, ok := ls.MatchLabels[key]; ok {
-		return true
-	}
-	for _, e := range ls.MatchExpressions {
-		if e.Key == key {
-			return true
-		}
-	}
-	return false
 }
 
 func pixPtr[T any](v T) *T { return &v }
