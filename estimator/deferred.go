@@ -2,6 +2,8 @@ package estimator
 
 import (
 	apiv1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // deferredPods are pods the planner bound that are not in CA's snapshot
@@ -29,15 +31,7 @@ type deferredPods struct {
 // its node: no required pod affinity or anti-affinity, no persistent
 // volume claim, no resource claim.
 func nodeLocal(pod *apiv1.Pod) bool {
-	if a := pod.Spec.Affinity; a != nil {
-		if a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
-			return false
-		}
-		if a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
-			return false
-		}
-	}
-	if len(pod.Spec.ResourceClaims) > 0 {
+	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) || len(pod.Spec.ResourceClaims) > 0 {
 		return false
 	}
 	for i := range pod.Spec.Volumes {

@@ -117,11 +117,18 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 // or a cluster default): without one a loop has no plan.
 func AnyHard(pods []*apiv1.Pod, defaults *topology.Defaults) bool {
 	for _, pod := range pods {
-		if s, err := topology.NewSpread(pod, defaults); err == nil && s.HasHard() {
+		if HasHard(pod, defaults) {
 			return true
 		}
 	}
 	return false
+}
+
+// HasHard reports whether pod has a DoNotSchedule constraint, its own or a
+// cluster default.
+func HasHard(pod *apiv1.Pod, defaults *topology.Defaults) bool {
+	s, err := topology.NewSpread(pod, defaults)
+	return err == nil && s.HasHard()
 }
 
 // universe builds the engine's universe from the snapshot (real and upcoming

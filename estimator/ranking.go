@@ -86,16 +86,7 @@ func (r *ranking) domainKeys(pod *apiv1.Pod) []string {
 	if err != nil {
 		return nil
 	}
-	seen := map[string]bool{}
-	var keys []string
-	for _, c := range s.Hard {
-		if c.TopologyKey != apiv1.LabelHostname && !seen[c.TopologyKey] {
-			seen[c.TopologyKey] = true
-			keys = append(keys, c.TopologyKey)
-		}
-	}
-	sort.Strings(keys)
-	return keys
+	return topology.DomainKeys(s)
 }
 
 // domainOf returns the domain tuple of a node with labels for keys, and

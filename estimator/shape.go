@@ -27,7 +27,7 @@ func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 	if !r.byShape {
 		return podShape{}, false
 	}
-	if a := pod.Spec.Affinity; a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+	if topology.HasRequiredPodAffinity(pod) {
 		return podShape{}, false
 	}
 	spec, ok := filteredSpec(pod)

@@ -45,7 +45,7 @@ func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.D
 	d.original = make(map[*apiv1.Pod]*apiv1.Pod, len(placed))
 	for i, pod := range pending {
 		d.evaluated[i] = pod
-		if !isPlaced[pod] || !hasHard(pod, defaults) {
+		if !isPlaced[pod] || !estimator.HasHard(pod, defaults) {
 			continue
 		}
 		cp := estimator.WithoutSpreadFilter(pod)
@@ -53,13 +53,6 @@ func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.D
 		d.evaluated[i] = cp
 	}
 	return d
-}
-
-// hasHard reports whether pod has a DoNotSchedule constraint, its own or a
-// cluster default.
-func hasHard(pod *apiv1.Pod, defaults *topology.Defaults) bool {
-	s, err := topology.NewSpread(pod, defaults)
-	return err == nil && s.HasHard()
 }
 
 // restore replaces the copies in st by the pending pods they stand for.

@@ -128,7 +128,7 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 		if cand.existing != nil {
 			name := cand.existing.topo.Name
 			if err := p.req.Cluster.Check(pod, name); err != nil {
-				if !hasRequiredPodAffinity(pod) {
+				if !HasRequiredPodAffinity(pod) {
 					c.failed[name] = true
 				}
 				continue
@@ -137,7 +137,7 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 		}
 		if cand.planned != nil {
 			if err := p.req.Cluster.Check(pod, cand.planned.Name); err != nil {
-				if !hasRequiredPodAffinity(pod) {
+				if !HasRequiredPodAffinity(pod) {
 					// Only more pods arrive on a planned node, so a
 					// rejection stays a rejection (required pod affinity
 					// aside, which more pods can satisfy).

@@ -241,7 +241,7 @@ func (p *planner) stateFor(c *class) planState {
 // recordCapped remembers r, the reason pod stays unplaced, when a limit
 // caused it.
 func (c *class) recordCapped(pod *v1.Pod, r *Reason, now planState) {
-	if !limitKinds[r.Kind] || hasRequiredPodAffinity(pod) {
+	if !limitKinds[r.Kind] || HasRequiredPodAffinity(pod) {
 		c.capped = nil
 		return
 	}
@@ -287,13 +287,9 @@ func (c *class) cappedReason(pod *v1.Pod, now planState) *Reason {
 // hasInterPodTerms reports whether pod has required pod affinity or
 // anti-affinity terms.
 func hasInterPodTerms(pod *v1.Pod) bool {
-	return hasRequiredPodAffinity(pod) || hasRequiredPodAntiAffinity(pod)
+	return HasRequiredPodAffinity(pod) || HasRequiredPodAntiAffinity(pod)
 }
 
-func hasRequiredPodAntiAffinity(pod *v1.Pod) bool {
-	a := pod.Spec.Affinity
-	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
-}
 
 // specOf remembers one pod's spec for comparisons with the class's other
 // pods, which are usually created from the same template: their encoded

@@ -110,7 +110,7 @@ func PlanScaleUp(req Request) (*Plan, error) {
 // placedPod counts a pod added to the Cluster.
 func (p *planner) placedPod(pod *v1.Pod) {
 	p.version++
-	if hasRequiredPodAntiAffinity(pod) {
+	if HasRequiredPodAntiAffinity(pod) {
 		p.antiAffinityPlaced++
 	}
 }

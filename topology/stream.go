@@ -138,7 +138,7 @@ type domainsKey struct {
 // the class's domains (its hard constraints' keys, hostname excluded),
 // including the nodes planned since the last call.
 func (p *planner) plannedByDomain(c *class, req requests) *plannedDomains {
-	keys := domainKeys(c.spread)
+	keys := DomainKeys(c.spread)
 	k := domainsKey{keys: strings.Join(keys, "\x00"), request: req.key}
 	if p.domains == nil {
 		p.domains = map[domainsKey]*plannedDomains{}
@@ -178,9 +178,10 @@ func (pd *plannedDomains) add(pn *plannedState) {
 	b.nodes = append(b.nodes, pn)
 }
 
-// domainKeys returns the sorted distinct topology keys of s's hard
-// constraints, hostname excluded.
-func domainKeys(s *Spread) []string {
+// DomainKeys returns the sorted distinct topology keys of s's hard
+// constraints, hostname excluded: the keys whose values make a pod's
+// domain (each node is a hostname domain of its own).
+func DomainKeys(s *Spread) []string {
 	var keys []string
 	for i := range s.Hard {
 		k := s.Hard[i].TopologyKey
