@@ -290,7 +290,6 @@ func hasInterPodTerms(pod *v1.Pod) bool {
 	return HasRequiredPodAffinity(pod) || HasRequiredPodAntiAffinity(pod)
 }
 
-
 // specOf remembers one pod's spec for comparisons with the class's other
 // pods, which are usually created from the same template: their encoded
 // specs are compared, one encoding per pod, instead of walking both specs by
