@@ -36,6 +36,19 @@ type snapshotCluster struct {
 	copies map[*apiv1.Pod]*apiv1.Pod
 	// deferred are bound pods not added to snap yet.
 	deferred deferredPods
+	// views are the one-node snapshots node-local pods are checked on (nil:
+	// every check runs on snap).
+	views *nodeViews
+	// antiAffinity is set while some pod in the cluster has required pod
+	// anti-affinity, initialAntiAffinity when one had before planning.
+	antiAffinity, initialAntiAffinity bool
+}
+
+// newSnapshotCluster returns the Cluster over snap; fw, CA's framework
+// handle, enables checks on node views (nil: every check runs on snap).
+func newSnapshotCluster(snap clustersnapshot.ClusterSnapshot, templates map[string]*framework.NodeInfo, fw *framework.Handle) *snapshotCluster {
+	anti := snapshotAntiAffinity(snap)
+	return &snapshotCluster{snap: snap, templates: templates, views: newNodeViews(fw), antiAffinity: anti, initialAntiAffinity: anti}
 }
 
 // placeholderSpread is the topology spread constraint list of a filtered
@@ -90,6 +103,13 @@ func (c *snapshotCluster) nodeInfo(group string, node *apiv1.Node) (*framework.N
 }
 
 func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error {
+	if c.checksLocally(pod) {
+		v, err := c.newNodeView(group, node)
+		if err != nil {
+			return err
+		}
+		return asError(v.CheckPredicates(c.filtered(pod), node.Name))
+	}
 	ni, err := c.nodeInfo(group, node)
 	if err != nil {
 		return err
@@ -106,6 +126,13 @@ func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Nod
 }
 
 func (c *snapshotCluster) Check(pod *apiv1.Pod, nodeName string) error {
+	if c.checksLocally(pod) {
+		v, err := c.view(nodeName)
+		if err != nil {
+			return err
+		}
+		return asError(v.CheckPredicates(c.filtered(pod), nodeName))
+	}
 	if err := c.flushFor(pod, nodeName); err != nil {
 		return err
 	}
@@ -117,13 +144,18 @@ func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
 	if err != nil {
 		return err
 	}
+	c.antiAffinity = c.antiAffinity || hasAntiAffinity(ni)
 	return c.snap.AddNodeInfo(ni)
 }
 
 // AddPod binds pod to the named node: at once when other nodes' checks may
 // read it, else when a check reads the node (see deferredPods).
 func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
+	if err := c.views.addPod(pod, nodeName); err != nil {
+		return err
+	}
 	if !nodeLocal(pod) {
+		c.antiAffinity = c.antiAffinity || topology.HasRequiredPodAntiAffinity(pod)
 		if err := c.flushAll(); err != nil {
 			return err
 		}
@@ -137,6 +169,8 @@ func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 // forks it again.
 func (c *snapshotCluster) Reset() error {
 	c.deferred.clear()
+	c.views.clear()
+	c.antiAffinity = c.initialAntiAffinity
 	c.snap.Revert()
 	c.snap.Fork()
 	return nil

@@ -53,6 +53,10 @@ type LoopInputs struct {
 	// expander chain after topology-spread would choose among them (see
 	// ranking). Nil keeps the order of the domain's groups by id.
 	Chooser caexpander.Strategy
+	// Framework is CA's scheduler framework handle (the one its snapshot
+	// checks with): with it, node-local pods are checked on one-node views
+	// (see nodeViews). Nil: every check runs on Snapshot.
+	Framework *framework.Handle
 	// ChooserByShape states that the Chooser reads the options' pods only
 	// for their number and resource requests (every CA expander but grpc),
 	// so that pod classes of the same shape get the same order (see
@@ -83,7 +87,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cluster := &snapshotCluster{snap: in.Snapshot, templates: templates}
+	cluster := newSnapshotCluster(in.Snapshot, templates, in.Framework)
 	in.Snapshot.Fork()
 	defer in.Snapshot.Revert()
 

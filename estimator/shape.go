@@ -64,13 +64,9 @@ func hostCap(pod *apiv1.Pod, defaults *topology.Defaults) int {
 	return limit
 }
 
-// noAntiAffinity reports whether no pod in the snapshot (the real and
-// upcoming pods, and those the first plan placed) has required pod
-// anti-affinity.
+// noAntiAffinity reports whether no pod in the cluster (the real and
+// upcoming pods, the planned nodes' template pods and the pods the plan
+// placed so far) has required pod anti-affinity.
 func (c *snapshotCluster) noAntiAffinity() bool {
-	if err := c.flushAll(); err != nil {
-		return false
-	}
-	withAnti, err := c.snap.NodeInfos().HavePodsWithRequiredAntiAffinityList()
-	return err == nil && len(withAnti) == 0
+	return !c.antiAffinity
 }

@@ -194,6 +194,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		CapTotal:           capTotal,
 		Chooser:            o.chooser,
 		ChooserByShape:     !o.chooserReadsPodIdentity,
+		Framework:          o.ctx.FrameworkHandle,
 	})
 	if err != nil || plan == nil {
 		return nil, nil, nil, err

@@ -56,7 +56,8 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	sort.SliceStable(s.fixed, func(i, j int) bool { return s.fixed[i].less(&s.fixed[j]) })
 	if len(p.planned) > 0 {
 		for _, b := range p.plannedByDomain(c, req).buckets {
-			s.domains = append(s.domains, domainCursor{b: b})
+			sk := c.skipFor(b)
+			s.domains = append(s.domains, domainCursor{b: b, at: sk.at, skip: sk, unbroken: true})
 		}
 	}
 	return s
@@ -295,9 +296,7 @@ func (p *planner) bind(pod *v1.Pod, pn *plannedState) error {
 	pn.Pods = append(pn.Pods, pod)
 	pn.topo.Pods = append(pn.topo.Pods, pod)
 	pn.free.take(p.requestsOf(pod))
-	for _, cnt := range p.counts {
-		cnt.AddPod(pod, pn.topo)
-	}
+	p.counted(p.classOf(pod), pod, pn.topo)
 	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: pn.Name, Group: pn.Group, NewNode: true})
 	return nil
 }

@@ -20,7 +20,17 @@ type class struct {
 	spread *Spread
 	counts *Counts
 	failed map[string]bool // planned nodes where Cluster rejected the class
-	err    error
+	// skips are the class's skip positions in the buckets of planned nodes.
+	skips map[*domainBucket]*bucketSkip
+	// exemplar is the class's first pod; placed are the class's pods the
+	// plan placed, with their nodes.
+	exemplar *v1.Pod
+	placed   []podRef
+	// countedIn are the Counts that may count the class's pods, among the
+	// planner's first countsSeen (see countsOf).
+	countedIn  []*Counts
+	countsSeen int
+	err        error
 	// fitsNew records, by group, the planner's cluster version (plus one)
 	// at which the group's next node passed Cluster.CheckNew for fitPod;
 	// explain reuses it for pods with fitPod's spec while nothing changed.
@@ -110,8 +120,9 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 	if c, ok := p.classes[key]; ok {
 		return c
 	}
-	c := &class{failed: map[string]bool{}, groups: len(p.groups)}
+	c := &class{failed: map[string]bool{}, groups: len(p.groups), exemplar: pod}
 	p.classes[key] = c
+	p.classList = append(p.classList, c)
 	if p.req.Rank != nil {
 		c.rank = p.req.Rank(pod)
 	}
@@ -125,15 +136,7 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 	if cnt, ok := p.counts[sig]; ok {
 		c.counts = cnt
 	} else {
-		c.counts = p.u.Count(s)
-		for _, e := range p.existing {
-			for _, placed := range e.placed {
-				c.counts.AddPod(placed, e.topo)
-			}
-		}
-		for _, pn := range p.planned {
-			c.counts.AddNode(pn.topo)
-		}
+		c.counts = p.newCounts(s)
 		p.counts[sig] = c.counts
 	}
 	return c

@@ -52,6 +52,8 @@ type domainCounts struct {
 	count map[string]int
 	min   int // valid when len(count) > 0
 	atMin int // number of domains whose count equals min
+	// raises counts the times min rose.
+	raises int
 }
 
 func (d *domainCounts) recomputeMin() {
@@ -88,6 +90,7 @@ func (d *domainCounts) inc(value string) {
 		d.atMin--
 		if d.atMin == 0 {
 			d.recomputeMin()
+			d.raises++
 		}
 	}
 }
@@ -144,25 +147,38 @@ func (u *Universe) Count(s *Spread) *Counts {
 
 // AddNode adds a node and its pods to the counts.
 func (c *Counts) AddNode(n *Node) {
-	s := c.spread
-	if !hasAllKeys(n.Node, s.Hard) {
+	if !c.addDomains(n) {
 		return
 	}
+	s := c.spread
 	for i := range s.Hard {
 		con := &s.Hard[i]
 		if !s.counted(n.Node, con) {
 			continue
 		}
-		v := n.Labels[con.TopologyKey]
-		d := &c.per[i]
-		d.ensure(v)
-		c.changes++
 		for _, p := range n.Pods {
 			if matches(s, con, p) {
-				d.inc(v)
+				c.per[i].inc(n.Labels[con.TopologyKey])
 			}
 		}
 	}
+}
+
+// addDomains counts n's domains (a domain without a matching pod counts 0)
+// and reports whether n is eligible (carries every key).
+func (c *Counts) addDomains(n *Node) bool {
+	s := c.spread
+	if !hasAllKeys(n.Node, s.Hard) {
+		return false
+	}
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if s.counted(n.Node, con) {
+			c.per[i].ensure(n.Labels[con.TopologyKey])
+			c.changes++
+		}
+	}
+	return true
 }
 
 // AddPod counts pod, placed on n (which must already be in the counts).
@@ -179,6 +195,18 @@ func (c *Counts) AddPod(p *v1.Pod, n *Node) {
 		c.per[i].inc(n.Labels[con.TopologyKey])
 		c.changes++
 	}
+}
+
+// raises is the number of times a global minimum rose. Nothing else can
+// turn a rejection into an admission: counts only grow, and a new domain
+// counts 0, which never raises a minimum (nor does reaching minDomains
+// with it).
+func (c *Counts) raises() int {
+	n := 0
+	for i := range c.per {
+		n += c.per[i].raises
+	}
+	return n
 }
 
 // MatchNum returns the count of constraint i's domain value (0 when the

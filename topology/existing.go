@@ -10,9 +10,8 @@ import (
 type existingState struct {
 	topo *Node
 	// free counts the node's pods and the pods the plan puts there.
-	free   *freeResources
-	placed []*v1.Pod
-	order  int
+	free  *freeResources
+	order int
 }
 
 // existingStates returns the universe's nodes as places for pending pods,
@@ -35,11 +34,8 @@ func (p *planner) bindExisting(pod *v1.Pod, e *existingState) error {
 	if err := p.req.Cluster.AddPod(pod, e.topo.Name); err != nil {
 		return err
 	}
-	e.placed = append(e.placed, pod)
 	e.free.take(p.requestsOf(pod))
-	for _, cnt := range p.counts {
-		cnt.AddPod(pod, e.topo)
-	}
+	p.counted(p.classOf(pod), pod, e.topo)
 	p.placedPod(pod)
 	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: e.topo.Name, Group: e.topo.Group})
 	return nil

@@ -37,7 +37,9 @@ type planner struct {
 	byGroup   map[string]*groupState
 	planned   []*plannedState
 	classes   map[ClassKey]*class
+	classList []*class                    // in creation order
 	counts    map[spreadSignature]*Counts // by spread signature
+	countList []*Counts                   // in creation order
 	plan      *Plan
 	nodeCount int
 	limited   bool // the estimation limiter refused a node

@@ -26,13 +26,46 @@ type candidateStream struct {
 	domains []domainCursor
 }
 
-// domainCursor walks the planned nodes of one domain.
+// domainCursor walks the planned nodes of one domain, from the class's
+// skip position.
 type domainCursor struct {
 	b     *domainBucket
 	at    int
 	head  candidate
 	ready bool // head holds the next candidate
 	done  bool
+	// skip is the class's skip position in b, moved along while every node
+	// the cursor passes is out for good (unbroken).
+	skip     *bucketSkip
+	unbroken bool
+}
+
+// bucketSkip is how far into a bucket every planned node is out for a class
+// for good: dropped, without room, rejected by the Cluster, or rejected by
+// the spread. A spread rejection lasts until one of the class's global
+// minimums rises (counts only grow while a pass plans; see
+// Counts.raises), so a skip holds for the bucket's layout (gen) and the
+// raises it was measured at. Without it, the n-th pod of a Deployment with
+// a hostname constraint would walk past the n-1 nodes that already hold a
+// replica.
+type bucketSkip struct {
+	at, gen, raises int
+}
+
+// skipFor returns the class's valid skip position in b.
+func (c *class) skipFor(b *domainBucket) *bucketSkip {
+	if c.skips == nil {
+		c.skips = map[*domainBucket]*bucketSkip{}
+	}
+	sk, ok := c.skips[b]
+	if !ok {
+		sk = &bucketSkip{}
+		c.skips[b] = sk
+	}
+	if raises := c.counts.raises(); sk.gen != b.gen || sk.raises != raises {
+		*sk = bucketSkip{gen: b.gen, raises: raises}
+	}
+	return sk
 }
 
 // pop returns the next candidate, false when there is none.
@@ -74,16 +107,17 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 	for d.at < len(nodes) {
 		pn := nodes[d.at]
 		d.at++
-		if pn == nil {
-			continue
-		}
-		if !pn.free.room(req) {
+		if pn != nil && !pn.free.room(req) {
 			d.b.drop(d.at - 1)
+			pn = nil
+		}
+		if pn == nil || c.failed[pn.Name] || c.counts.admit(pn.Node, false, false) != nil {
+			if d.unbroken {
+				d.skip.at = d.at
+			}
 			continue
 		}
-		if c.failed[pn.Name] || c.counts.admit(pn.Node, false, false) != nil {
-			continue
-		}
+		d.unbroken = false
 		d.head, d.ready = p.candidate(c, pn.Node, p.byGroup[pn.Group], pn), true
 		return true
 	}
@@ -97,6 +131,8 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 type domainBucket struct {
 	nodes   []*plannedState
 	dropped int
+	// gen counts the compactions (which move nodes).
+	gen int
 }
 
 func (b *domainBucket) drop(i int) {
@@ -106,7 +142,7 @@ func (b *domainBucket) drop(i int) {
 
 // compact removes the dropped nodes once they are half of the bucket.
 func (b *domainBucket) compact() {
-	if b.dropped*2 < len(b.nodes) {
+	if b.dropped == 0 || b.dropped*2 < len(b.nodes) {
 		return
 	}
 	kept := b.nodes[:0]
@@ -117,6 +153,7 @@ func (b *domainBucket) compact() {
 	}
 	clear(b.nodes[len(kept):])
 	b.nodes, b.dropped = kept, 0
+	b.gen++
 }
 
 // plannedDomains are the planned nodes with room for one request, by their

@@ -1,0 +1,139 @@
+package estimator
+
+import (
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/predicate"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/store"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// nodeViews are one-node ClusterSnapshots, one per node the planner checks
+// node-local pods on, each holding that node with every pod the plan has
+// bound to it so far, and checked with CA's scheduler framework (the
+// handle CA's own snapshot uses).
+//
+// A check of a node-local pod (see deferredPods) reads only the node it
+// runs on, unless some pod in the cluster has required pod anti-affinity:
+// InterPodAffinity then checks the incoming pod against those pods' terms
+// on every node. Without such a pod, running the filters on a snapshot
+// that holds the node alone decides exactly what running them on CA's
+// snapshot decides. It also costs a constant instead of the number of
+// nodes: on CA's delta snapshot, each pod added drops the node lists, and
+// the next check's InterPodAffinity PreFilter rebuilds them over every
+// node of the cluster (the planner's largest cost with thousands of
+// placements), while a one-node view rebuilds a list of one.
+//
+// Views are created on a node's first local check, from CA's snapshot and
+// the pods deferred on the node; every pod bound afterwards is added to
+// the node's view as well.
+type nodeViews struct {
+	fw     *framework.Handle
+	byNode map[string]clustersnapshot.ClusterSnapshot
+}
+
+// newNodeViews returns views checked with fw; nil (no local checks) when
+// fw is nil.
+func newNodeViews(fw *framework.Handle) *nodeViews {
+	if fw == nil {
+		return nil
+	}
+	return &nodeViews{fw: fw, byNode: map[string]clustersnapshot.ClusterSnapshot{}}
+}
+
+// newView returns a one-node snapshot holding a copy of ni (its node and
+// pods).
+func (v *nodeViews) newView(ni *framework.NodeInfo) (clustersnapshot.ClusterSnapshot, error) {
+	s := predicate.NewPredicateSnapshot(store.NewDeltaSnapshotStore(1), v.fw, false)
+	if err := s.AddNodeInfo(ni); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// clear forgets every view (CA's snapshot was reverted).
+func (v *nodeViews) clear() {
+	if v != nil {
+		clear(v.byNode)
+	}
+}
+
+// addPod adds pod to the view of node, if there is one.
+func (v *nodeViews) addPod(pod *apiv1.Pod, node string) error {
+	if v == nil {
+		return nil
+	}
+	if s, ok := v.byNode[node]; ok {
+		return s.ForceAddPod(pod, node)
+	}
+	return nil
+}
+
+// checksLocally reports whether checks of pod run on node views: there
+// are views, pod is node-local and no pod in the cluster has required pod
+// anti-affinity.
+func (c *snapshotCluster) checksLocally(pod *apiv1.Pod) bool {
+	return c.views != nil && !c.antiAffinity && nodeLocal(pod)
+}
+
+// view returns the view of an existing or planned node, created from CA's
+// snapshot and the pods deferred on the node when the node has none yet.
+func (c *snapshotCluster) view(node string) (clustersnapshot.ClusterSnapshot, error) {
+	if s, ok := c.views.byNode[node]; ok {
+		return s, nil
+	}
+	ni, err := c.snap.GetNodeInfo(node)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.views.newView(ni)
+	if err != nil {
+		return nil, err
+	}
+	for _, pod := range c.deferred.byNode[node] {
+		if err := s.ForceAddPod(pod, node); err != nil {
+			return nil, err
+		}
+	}
+	c.views.byNode[node] = s
+	return s, nil
+}
+
+// newNodeView returns the view of node, a new node of group that is not in
+// the cluster yet: the group's template. It is kept for the node, which
+// holds no pod until the planner adds it.
+func (c *snapshotCluster) newNodeView(group string, node *apiv1.Node) (clustersnapshot.ClusterSnapshot, error) {
+	if s, ok := c.views.byNode[node.Name]; ok {
+		return s, nil
+	}
+	ni, err := c.nodeInfo(group, node)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.views.newView(ni)
+	if err != nil {
+		return nil, err
+	}
+	c.views.byNode[node.Name] = s
+	return s, nil
+}
+
+// hasAntiAffinity reports whether some pod of ni has required pod
+// anti-affinity.
+func hasAntiAffinity(ni *framework.NodeInfo) bool {
+	for _, pi := range ni.Pods() {
+		if topology.HasRequiredPodAntiAffinity(pi.Pod) {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshotAntiAffinity reports whether some pod in snap has required pod
+// anti-affinity (true when snap cannot tell).
+func snapshotAntiAffinity(snap clustersnapshot.ClusterSnapshot) bool {
+	withAnti, err := snap.NodeInfos().HavePodsWithRequiredAntiAffinityList()
+	return err != nil || len(withAnti) > 0
+}

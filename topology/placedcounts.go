@@ -1,0 +1,70 @@
+package topology
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// The planner keeps one Counts per spread signature current as it places
+// pods. A placed pod can only change the Counts whose selectors match it,
+// and every pod of a class has the class's namespace and labels: which
+// Counts those are is found once per class and signature (countsOf), and a
+// Counts created mid-pass is brought up to date from the placements of the
+// classes it can count (newCounts), not by matching every planned pod.
+
+// countsOf returns the Counts a pod of class c may be counted in (a
+// superset, which Counts.AddPod narrows), extended with the Counts created
+// since the last call.
+func (p *planner) countsOf(c *class) []*Counts {
+	for _, cnt := range p.countList[c.countsSeen:] {
+		if cnt.mayCount(c.exemplar) {
+			c.countedIn = append(c.countedIn, cnt)
+		}
+	}
+	c.countsSeen = len(p.countList)
+	return c.countedIn
+}
+
+// counted records pod, of class c, placed on n in every Counts that counts
+// it.
+func (p *planner) counted(c *class, pod *v1.Pod, n *Node) {
+	for _, cnt := range p.countsOf(c) {
+		cnt.AddPod(pod, n)
+	}
+	c.placed = append(c.placed, podRef{pod: pod, node: n})
+}
+
+// newCounts returns the Counts of s in the planner's current view: the
+// universe's pods, the planned nodes' domains and the pods placed so far.
+func (p *planner) newCounts(s *Spread) *Counts {
+	cnt := p.u.Count(s)
+	for _, pn := range p.planned {
+		cnt.addDomains(pn.topo)
+	}
+	for _, k := range p.classList {
+		if len(k.placed) == 0 || !cnt.mayCount(k.exemplar) {
+			continue
+		}
+		for _, ref := range k.placed {
+			cnt.AddPod(ref.pod, ref.node)
+		}
+	}
+	p.countList = append(p.countList, cnt)
+	return cnt
+}
+
+// mayCount reports whether some hard constraint of the counts may count
+// pods with pod's namespace and labels.
+func (c *Counts) mayCount(pod *v1.Pod) bool {
+	s := c.spread
+	if pod.Namespace != s.Pod.Namespace {
+		return false
+	}
+	set := labels.Set(pod.Labels)
+	for i := range s.Hard {
+		if sel := s.Hard[i].Selector; !sel.Empty() && sel.Matches(set) {
+			return true
+		}
+	}
+	return false
+}
