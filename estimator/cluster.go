@@ -151,9 +151,7 @@ func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
 // AddPod binds pod to the named node: at once when other nodes' checks may
 // read it, else when a check reads the node (see deferredPods).
 func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
-	if err := c.views.addPod(pod, nodeName); err != nil {
-		return err
-	}
+	c.views.addPod(pod, nodeName)
 	if !nodeLocal(pod) {
 		c.antiAffinity = c.antiAffinity || topology.HasRequiredPodAntiAffinity(pod)
 		if err := c.flushAll(); err != nil {

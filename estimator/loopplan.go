@@ -21,6 +21,8 @@ type LoopPlan struct {
 	// option first (see LoopInputs.CapTotal), then by planned nodes, then id.
 	order  []string
 	placed []*apiv1.Pod
+	// facts are the facts the planner derived from the pods.
+	facts *topology.PodFacts
 }
 
 // NewLoopPlan wraps the engine's plan as a loop's plan; byID holds every
@@ -111,6 +113,16 @@ func (l *LoopPlan) Topology() *topology.Plan {
 		return nil
 	}
 	return l.plan
+}
+
+// Facts returns the memo of what the planning derived from the pods (their
+// classes, spec encodings), for adapters that need the same facts; a new
+// one for a plan built without it.
+func (l *LoopPlan) Facts() *topology.PodFacts {
+	if l == nil || l.facts == nil {
+		return topology.NewPodFacts()
+	}
+	return l.facts
 }
 
 // Current holds the plan of the CA loop in progress. The scale-up

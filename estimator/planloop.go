@@ -98,8 +98,9 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 		Limits:   limits(in),
 		Cluster:  cluster,
 		NodeName: plannedNodeName,
+		Facts:    topology.NewPodFacts(),
 	}
-	r := newRanking(u.Groups, in, byID, templates, cluster)
+	r := newRanking(u.Groups, in, byID, templates, cluster, req.Facts)
 	req.Rank = r.rank
 	plan, err := topology.PlanScaleUp(req)
 	if err != nil {
@@ -114,7 +115,9 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 			return nil, err
 		}
 	}
-	return NewLoopPlan(plan, byID, in.CapTotal), nil
+	lp := NewLoopPlan(plan, byID, in.CapTotal)
+	lp.facts = req.Facts
+	return lp, nil
 }
 
 // AnyHard reports whether some pod has a DoNotSchedule constraint (its own

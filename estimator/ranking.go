@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
@@ -35,6 +36,7 @@ type ranking struct {
 	nodeGroups map[string]cloudprovider.NodeGroup
 	templates  map[string]*framework.NodeInfo
 	cluster    *snapshotCluster
+	facts      *topology.PodFacts
 
 	// position of each group inside its domain, per class (from choose).
 	position map[topology.ClassKey]map[string]int
@@ -72,8 +74,8 @@ type shapeProbeKey struct {
 	limit int
 }
 
-func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *snapshotCluster) *ranking {
-	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID,
+func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *snapshotCluster, facts *topology.PodFacts) *ranking {
+	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
 		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]int{},
 		shapes: map[topology.ClassKey]classShape{}}
@@ -193,7 +195,7 @@ func (r *ranking) choose(first *topology.Plan) bool {
 			}
 			var ids []string
 			key := shapeOrderKey{shape: shape, keys: strings.Join(sh.keys, "\x00"), domain: d, share: len(pods)}
-			uniform := shaped && sameShape(pods, shape.spec)
+			uniform := shaped && r.sameShape(pods, sh.exemplar)
 			if cached, ok := r.shapeOrders[key]; uniform && ok {
 				ids = cached
 			} else {
@@ -314,12 +316,17 @@ type classShape struct {
 	ok    bool
 }
 
-// sameShape reports whether every pod of a share has the filtered spec
-// encoded as spec (the exemplar's): the options built for the share then
-// carry pods whose requests are the exemplar's.
-func sameShape(pods []*apiv1.Pod, spec string) bool {
+// sameShape reports whether every pod of a share has the exemplar's spec
+// (then also its filtered spec, the shape's): the options built for the
+// share then carry pods whose requests are the exemplar's. The encodings
+// are the planning's memo, which CA's hand-over reads too.
+func (r *ranking) sameShape(pods []*apiv1.Pod, exemplar *apiv1.Pod) bool {
+	want := r.facts.SpecEncoding(exemplar)
+	if want == nil {
+		return false
+	}
 	for _, pod := range pods {
-		if b, ok := filteredSpec(pod); !ok || b != spec {
+		if !bytes.Equal(r.facts.SpecEncoding(pod), want) {
 			return false
 		}
 	}

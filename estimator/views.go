@@ -27,11 +27,32 @@ import (
 // placements), while a one-node view rebuilds a list of one.
 //
 // Views are created on a node's first local check, from CA's snapshot and
-// the pods deferred on the node; every pod bound afterwards is added to
-// the node's view as well.
+// the pods deferred on the node; a pod bound afterwards is added to the
+// node's view before the view's next check (a node's last pod, which no
+// check follows, is never added).
 type nodeViews struct {
 	fw     *framework.Handle
-	byNode map[string]clustersnapshot.ClusterSnapshot
+	byNode map[string]*nodeView
+}
+
+// nodeView is one node's view and the pods bound to the node since its
+// last check.
+type nodeView struct {
+	snap  clustersnapshot.ClusterSnapshot
+	bound []*apiv1.Pod
+}
+
+// synced adds the pods bound since the last check to the view and returns
+// it.
+func (v *nodeView) synced(node string) (clustersnapshot.ClusterSnapshot, error) {
+	for _, pod := range v.bound {
+		if err := v.snap.ForceAddPod(pod, node); err != nil {
+			return nil, err
+		}
+	}
+	clear(v.bound)
+	v.bound = v.bound[:0]
+	return v.snap, nil
 }
 
 // newNodeViews returns views checked with fw; nil (no local checks) when
@@ -40,7 +61,7 @@ func newNodeViews(fw *framework.Handle) *nodeViews {
 	if fw == nil {
 		return nil
 	}
-	return &nodeViews{fw: fw, byNode: map[string]clustersnapshot.ClusterSnapshot{}}
+	return &nodeViews{fw: fw, byNode: map[string]*nodeView{}}
 }
 
 // newView returns a one-node snapshot holding a copy of ni (its node and
@@ -60,15 +81,15 @@ func (v *nodeViews) clear() {
 	}
 }
 
-// addPod adds pod to the view of node, if there is one.
-func (v *nodeViews) addPod(pod *apiv1.Pod, node string) error {
+// addPod adds pod to the view of node, if there is one, before its next
+// check.
+func (v *nodeViews) addPod(pod *apiv1.Pod, node string) {
 	if v == nil {
-		return nil
+		return
 	}
-	if s, ok := v.byNode[node]; ok {
-		return s.ForceAddPod(pod, node)
+	if nv, ok := v.byNode[node]; ok {
+		nv.bound = append(nv.bound, pod)
 	}
-	return nil
 }
 
 // checksLocally reports whether checks of pod run on node views: there
@@ -81,8 +102,8 @@ func (c *snapshotCluster) checksLocally(pod *apiv1.Pod) bool {
 // view returns the view of an existing or planned node, created from CA's
 // snapshot and the pods deferred on the node when the node has none yet.
 func (c *snapshotCluster) view(node string) (clustersnapshot.ClusterSnapshot, error) {
-	if s, ok := c.views.byNode[node]; ok {
-		return s, nil
+	if nv, ok := c.views.byNode[node]; ok {
+		return nv.synced(node)
 	}
 	ni, err := c.snap.GetNodeInfo(node)
 	if err != nil {
@@ -97,7 +118,7 @@ func (c *snapshotCluster) view(node string) (clustersnapshot.ClusterSnapshot, er
 			return nil, err
 		}
 	}
-	c.views.byNode[node] = s
+	c.views.byNode[node] = &nodeView{snap: s}
 	return s, nil
 }
 
@@ -105,8 +126,8 @@ func (c *snapshotCluster) view(node string) (clustersnapshot.ClusterSnapshot, er
 // the cluster yet: the group's template. It is kept for the node, which
 // holds no pod until the planner adds it.
 func (c *snapshotCluster) newNodeView(group string, node *apiv1.Node) (clustersnapshot.ClusterSnapshot, error) {
-	if s, ok := c.views.byNode[node.Name]; ok {
-		return s, nil
+	if nv, ok := c.views.byNode[node.Name]; ok {
+		return nv.synced(node.Name)
 	}
 	ni, err := c.nodeInfo(group, node)
 	if err != nil {
@@ -116,7 +137,7 @@ func (c *snapshotCluster) newNodeView(group string, node *apiv1.Node) (clustersn
 	if err != nil {
 		return nil, err
 	}
-	c.views.byNode[node.Name] = s
+	c.views.byNode[node.Name] = &nodeView{snap: s}
 	return s, nil
 }
 

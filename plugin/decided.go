@@ -23,68 +23,131 @@ import (
 // its options and status from them, and restore puts the original pods
 // back into the status. The pods the plan does not place are handed over
 // unchanged, so CA's own reasons for them are complete.
+//
+// CA's ScaleUp then groups the pods into equivalence groups (same
+// controller, labels and spec), checks one pod per group and gives every
+// pod of a group the group's status; the estimator reads the plan, not the
+// pods. So, unless the scale-up is all-or-nothing (which compares the
+// number of pods an option helps with the number handed over), only the
+// first of the pods alike — same class (namespace, controller, labels),
+// same spec, and both placed or both not — is handed over, and restore
+// gives the others its status: CA's grouping of tens of thousands of
+// pending pods, all decided by the plan, costs as many pods as there are
+// classes.
 type decidedPods struct {
 	// evaluated is the pending list CA gets.
 	evaluated []*apiv1.Pod
 	// original maps each copy back to its pending pod.
 	original map[*apiv1.Pod]*apiv1.Pod
+	// alike maps each pending pod handed over (by its original) to the
+	// pending pods it stands for.
+	alike map[*apiv1.Pod][]*apiv1.Pod
 }
 
-// decide returns the pending pods as CA evaluates them under plan.
-func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.Defaults) decidedPods {
+// alikeKey identifies pending pods CA's status treats alike.
+type alikeKey struct {
+	class  topology.ClassKey
+	spec   string
+	placed bool
+}
+
+// decide returns the pending pods as CA evaluates them under plan; collapse
+// hands over one pod of each set of alike pods.
+func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.Defaults, collapse bool) decidedPods {
 	d := decidedPods{evaluated: pending}
 	placed := plan.Placed()
-	if len(placed) == 0 {
+	if len(placed) == 0 && !collapse {
 		return d
 	}
 	isPlaced := make(map[*apiv1.Pod]bool, len(placed))
 	for _, pod := range placed {
 		isPlaced[pod] = true
 	}
-	d.evaluated = make([]*apiv1.Pod, len(pending))
-	d.original = make(map[*apiv1.Pod]*apiv1.Pod, len(placed))
-	for i, pod := range pending {
-		d.evaluated[i] = pod
-		if !isPlaced[pod] || !estimator.HasHard(pod, defaults) {
-			continue
+	facts := plan.Facts()
+	first := map[alikeKey]*apiv1.Pod{}
+	d.evaluated = make([]*apiv1.Pod, 0, len(pending))
+	d.original = map[*apiv1.Pod]*apiv1.Pod{}
+	d.alike = map[*apiv1.Pod][]*apiv1.Pod{}
+	for _, pod := range pending {
+		if collapse {
+			key := alikeKey{class: facts.ClassKey(pod), spec: string(facts.SpecEncoding(pod)), placed: isPlaced[pod]}
+			if rep, ok := first[key]; ok && key.spec != "" {
+				d.alike[rep] = append(d.alike[rep], pod)
+				continue
+			}
+			first[key] = pod
 		}
-		cp := estimator.WithoutSpreadFilter(pod)
-		d.original[cp] = pod
-		d.evaluated[i] = cp
+		handed := pod
+		if isPlaced[pod] && estimator.HasHard(pod, defaults) {
+			handed = estimator.WithoutSpreadFilter(pod)
+			d.original[handed] = pod
+		}
+		d.evaluated = append(d.evaluated, handed)
 	}
 	return d
 }
 
-// restore replaces the copies in st by the pending pods they stand for.
+// restore replaces the copies in st by the pending pods they stand for,
+// and gives the pods that were not handed over the status of the pod that
+// stood for them.
 func (d decidedPods) restore(st *status.ScaleUpStatus) {
-	if st == nil || len(d.original) == 0 {
+	if st == nil || (len(d.original) == 0 && len(d.alike) == 0) {
 		return
 	}
 	st.PodsTriggeredScaleUp = d.originals(st.PodsTriggeredScaleUp)
 	st.PodsAwaitEvaluation = d.originals(st.PodsAwaitEvaluation)
-	for i := range st.PodsRemainUnschedulable {
-		if orig, ok := d.original[st.PodsRemainUnschedulable[i].Pod]; ok {
-			st.PodsRemainUnschedulable[i].Pod = orig
+	if len(st.PodsRemainUnschedulable) == 0 {
+		return
+	}
+	remain := make([]status.NoScaleUpInfo, 0, len(st.PodsRemainUnschedulable))
+	for _, info := range st.PodsRemainUnschedulable {
+		if orig, ok := d.original[info.Pod]; ok {
+			info.Pod = orig
+		}
+		remain = append(remain, info)
+		for _, pod := range d.alike[info.Pod] {
+			other := info
+			other.Pod = pod
+			remain = append(remain, other)
 		}
 	}
+	st.PodsRemainUnschedulable = remain
 }
 
-// originals returns pods with every copy replaced by its pending pod, in a
-// new slice when there is a copy (CA's lists may share their arrays).
+// originals returns pods with every copy replaced by its pending pod and
+// the pods alike to a pod handed over added after it, each pod once, in a
+// new slice when anything changes (CA's lists may share their arrays).
 func (d decidedPods) originals(pods []*apiv1.Pod) []*apiv1.Pod {
-	var out []*apiv1.Pod
-	for i, pod := range pods {
-		orig, ok := d.original[pod]
-		if !ok {
-			continue
+	changed := false
+	for _, pod := range pods {
+		orig, copied := d.original[pod]
+		if !copied {
+			orig = pod
 		}
-		if out == nil {
-			out = append([]*apiv1.Pod(nil), pods...)
+		if copied || len(d.alike[orig]) > 0 {
+			changed = true
+			break
 		}
-		out[i] = orig
 	}
-	if out == nil {
+	if !changed {
 		return pods
+	}
+	out := make([]*apiv1.Pod, 0, len(pods))
+	seen := make(map[*apiv1.Pod]bool, len(pods))
+	add := func(pod *apiv1.Pod) {
+		if !seen[pod] {
+			seen[pod] = true
+			out = append(out, pod)
+		}
+	}
+	for _, pod := range pods {
+		if orig, ok := d.original[pod]; ok {
+			pod = orig
+		}
+		add(pod)
+		for _, other := range d.alike[pod] {
+			add(other)
+		}
 	}
 	return out
 }

@@ -6,8 +6,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
@@ -68,7 +71,7 @@ func TestDecideCopiesOnlyPlacedPodsWithAHardConstraint(t *testing.T) {
 		{"with DoNotSchedule cluster defaults", zoneDefaults(), map[string]bool{"hard": true, "by-default": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decide(plan, pending, tc.defaults)
+			d := decide(plan, pending, tc.defaults, false)
 			require.Len(t, d.evaluated, len(pending))
 			assert.Len(t, d.original, len(tc.copied))
 			for i, pod := range pending {
@@ -106,7 +109,7 @@ func TestDecideWithoutCopies(t *testing.T) {
 		{"a plan that places pods without a hard constraint", placing(plain)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decide(tc.plan, pending, nil)
+			d := decide(tc.plan, pending, nil, false)
 			assert.Empty(t, d.original)
 			require.Len(t, d.evaluated, 2)
 			assert.Same(t, hard, d.evaluated[0])
@@ -130,7 +133,7 @@ func TestRestoreMapsCopiesBackToThePendingPods(t *testing.T) {
 	c := spreadPod("c", "def", "")
 	plain := spreadPod("plain", "web", "")
 	pending := []*apiv1.Pod{a, b, c, plain}
-	d := decide(placing(a, b, c, plain), pending, zoneDefaults())
+	d := decide(placing(a, b, c, plain), pending, zoneDefaults(), false)
 	require.Len(t, d.original, 3)
 	ea, eb, ec, eplain := d.evaluated[0], d.evaluated[1], d.evaluated[2], d.evaluated[3]
 	require.NotSame(t, a, ea)
@@ -175,7 +178,7 @@ func TestRestoreMapsCopiesBackToThePendingPods(t *testing.T) {
 
 func TestRestoreOfNilStatusIsANoOp(t *testing.T) {
 	hard := spreadPod("hard", "web", apiv1.DoNotSchedule)
-	d := decide(placing(hard), []*apiv1.Pod{hard}, nil)
+	d := decide(placing(hard), []*apiv1.Pod{hard}, nil, false)
 	require.Len(t, d.original, 1)
 	assert.NotPanics(t, func() { d.restore(nil) })
 }
@@ -183,7 +186,7 @@ func TestRestoreOfNilStatusIsANoOp(t *testing.T) {
 func TestRestoreKeepsListsWithoutCopies(t *testing.T) {
 	hard := spreadPod("hard", "web", apiv1.DoNotSchedule)
 	other := spreadPod("other", "web", apiv1.DoNotSchedule)
-	d := decide(placing(hard), []*apiv1.Pod{hard, other}, nil)
+	d := decide(placing(hard), []*apiv1.Pod{hard, other}, nil, false)
 	require.Len(t, d.original, 1)
 
 	awaiting := []*apiv1.Pod{other}
@@ -192,4 +195,76 @@ func TestRestoreKeepsListsWithoutCopies(t *testing.T) {
 	assert.Same(t, &awaiting[0], &st.PodsAwaitEvaluation[0], "a list without copies is kept as it is")
 	assert.Nil(t, st.PodsTriggeredScaleUp)
 	assert.Nil(t, st.PodsRemainUnschedulable)
+}
+
+// replica is a pending replica of ReplicaSet rs (labelled app=rs) with a
+// DoNotSchedule zone constraint.
+func replica(name, rs string) *apiv1.Pod {
+	p := spreadPod(name, rs, apiv1.DoNotSchedule)
+	p.OwnerReferences = GenerateOwnerReferences(rs, "ReplicaSet", "apps/v1", types.UID("uid-"+rs))
+	return p
+}
+
+// TestDecideHandsOverOnePodOfEachAlikeSet: of a Deployment's replicas the
+// plan places two and leaves two, and a third pod has another spec. CA
+// gets one placed replica (as a copy), one left replica and the other
+// pod; restore gives every replica the status CA gave the pod handed over
+// for it, each pod once.
+func TestDecideHandsOverOnePodOfEachAlikeSet(t *testing.T) {
+	p1, p2, l1, l2 := replica("p1", "web"), replica("p2", "web"), replica("l1", "web"), replica("l2", "web")
+	bigger := replica("bigger", "web")
+	bigger.Spec.Containers[0].Resources.Requests[apiv1.ResourceCPU] = resource.MustParse("2")
+	pending := []*apiv1.Pod{p1, l1, p2, bigger, l2}
+	d := decide(placing(p1, p2), pending, nil, true)
+
+	require.Len(t, d.evaluated, 3)
+	assert.Equal(t, []string{"p1", "l1", "bigger"}, []string{d.evaluated[0].Name, d.evaluated[1].Name, d.evaluated[2].Name})
+	assert.Same(t, p1, d.original[d.evaluated[0]], "the placed replica is handed over as a copy")
+	assert.Same(t, l1, d.evaluated[1])
+	assert.Same(t, bigger, d.evaluated[2])
+
+	why := map[string]status.Reasons{"ng": planReason("too big")}
+	st := &status.ScaleUpStatus{
+		PodsTriggeredScaleUp:    []*apiv1.Pod{p1, p2}, // CA's option carries the plan's pods
+		PodsAwaitEvaluation:     []*apiv1.Pod{d.evaluated[0]},
+		PodsRemainUnschedulable: []status.NoScaleUpInfo{{Pod: l1, RejectedNodeGroups: why}, {Pod: bigger}},
+	}
+	d.restore(st)
+	assert.Equal(t, []*apiv1.Pod{p1, p2}, st.PodsTriggeredScaleUp, "each pod once")
+	assert.Equal(t, []*apiv1.Pod{p1, p2}, st.PodsAwaitEvaluation)
+	var remain []string
+	for _, info := range st.PodsRemainUnschedulable {
+		remain = append(remain, info.Pod.Name)
+		if info.Pod != bigger {
+			assert.Equal(t, why, info.RejectedNodeGroups, "%s has the status of l1", info.Pod.Name)
+		}
+	}
+	assert.Equal(t, []string{"l1", "l2", "bigger"}, remain)
+}
+
+func TestDecideHandsOverEveryPodOfAnAllOrNothingScaleUp(t *testing.T) {
+	a, b := replica("a", "web"), replica("b", "web")
+	d := decide(placing(a), []*apiv1.Pod{a, b}, nil, false)
+	assert.Len(t, d.evaluated, 2, "CA compares the pods an option helps with the pods handed over")
+	assert.Empty(t, d.alike)
+}
+
+// TestReasonFiledOncePerPodOfAnEquivalenceGroup: CA gives the pods of one
+// equivalence group one RejectedNodeGroups map; each pod gets the plan's
+// reason once, in a map of its own.
+func TestReasonFiledOncePerPodOfAnEquivalenceGroup(t *testing.T) {
+	a, b := replica("a", "web"), replica("b", "web")
+	shared := map[string]status.Reasons{"ng": planReason("CA's reason")}
+	st := &status.ScaleUpStatus{PodsRemainUnschedulable: []status.NoScaleUpInfo{
+		{Pod: a, RejectedNodeGroups: shared}, {Pod: b, RejectedNodeGroups: shared}}}
+	provider := testprovider.NewTestCloudProviderBuilder().Build()
+	provider.AddNodeGroup("ng", 0, 10, 0)
+	st.ConsideredNodeGroups = []cloudprovider.NodeGroup{provider.GetNodeGroup("ng")}
+	f := newReasonFiler(st, placing())
+	f.add(a, "spreadscale's reason")
+	f.add(b, "spreadscale's reason")
+	for _, info := range st.PodsRemainUnschedulable {
+		assert.Equal(t, []string{"CA's reason", "spreadscale's reason"}, info.RejectedNodeGroups["ng"].Reasons(), info.Pod.Name)
+	}
+	assert.Equal(t, []string{"CA's reason"}, shared["ng"].Reasons(), "CA's map is left as it is")
 }

@@ -104,7 +104,7 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 	if plan == nil {
 		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
 	}
-	decided := decide(plan, pods, o.defaults)
+	decided := decide(plan, pods, o.defaults, !allOrNothing)
 	st, aerr := o.inner.ScaleUp(decided.evaluated, nodes, daemonSets, nodeInfos, allOrNothing)
 	decided.restore(st)
 	if st == nil {

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // planReason is one reason of spreadscale's, as CA's status processors read
@@ -64,8 +66,16 @@ func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string,
 	if len(unsafe) > 0 {
 		leftOut = "; left out of this loop's plan: " + strings.Join(unsafe, ", ")
 	}
+	// The pods of a class the plan's limits capped share one reason:
+	// format it once.
+	text := map[*topology.Reason]string{}
 	for _, u := range tp.Unplaced {
-		filer.add(u.Pod, u.Reason.String()+leftOut)
+		why, ok := text[u.Reason]
+		if !ok {
+			why = u.Reason.String() + leftOut
+			text[u.Reason] = why
+		}
+		filer.add(u.Pod, why)
 	}
 }
 
@@ -144,11 +154,13 @@ func (f *reasonFiler) add(pod *apiv1.Pod, why string) {
 		return
 	}
 	if i, ok := f.remain[pod]; ok {
+		// CA gives the pods of an equivalence group one map: write into a
+		// copy, this pod's own.
 		info := &f.st.PodsRemainUnschedulable[i]
-		if info.RejectedNodeGroups == nil {
-			info.RejectedNodeGroups = map[string]status.Reasons{}
-		}
-		info.RejectedNodeGroups[f.group] = withReason{inner: info.RejectedNodeGroups[f.group], why: why}
+		rejected := make(map[string]status.Reasons, len(info.RejectedNodeGroups)+1)
+		maps.Copy(rejected, info.RejectedNodeGroups)
+		rejected[f.group] = withReason{inner: info.RejectedNodeGroups[f.group], why: why}
+		info.RejectedNodeGroups = rejected
 		return
 	}
 	f.remain[pod] = len(f.st.PodsRemainUnschedulable)

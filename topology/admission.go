@@ -57,10 +57,42 @@ var rejected = &Rejection{}
 // admit is Admit (isNew false) or AdmitNew; without detail a rejection is
 // the shared value rejected, so that deciding allocates nothing.
 func (c *Counts) admit(node *v1.Node, isNew, detail bool) *Rejection {
+	return c.admitPart(node, isNew, detail, allConstraints)
+}
+
+// constraintPart selects hard constraints by their topology key.
+type constraintPart int
+
+const (
+	allConstraints constraintPart = iota
+	// perNodeConstraints have the hostname key: every node is a domain of
+	// its own.
+	perNodeConstraints
+	// sharedConstraints have any other key (DomainKeys): the nodes with
+	// the same values of those keys share their verdict.
+	sharedConstraints
+)
+
+func (p constraintPart) has(con *Constraint) bool {
+	switch p {
+	case perNodeConstraints:
+		return con.TopologyKey == v1.LabelHostname
+	case sharedConstraints:
+		return con.TopologyKey != v1.LabelHostname
+	}
+	return true
+}
+
+// admitPart is admit restricted to the constraints of part; admit is the
+// conjunction of its perNodeConstraints and sharedConstraints parts.
+func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part constraintPart) *Rejection {
 	s := c.spread
 	newDomain := isNew && hasAllKeys(node, s.Hard)
 	for i := range s.Hard {
 		con := &s.Hard[i]
+		if !part.has(con) {
+			continue
+		}
 		v, ok := node.Labels[con.TopologyKey]
 		if !ok {
 			if !detail {

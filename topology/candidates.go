@@ -2,7 +2,7 @@ package topology
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -20,6 +20,9 @@ type candidate struct {
 	count int  // matching pods in the candidate's domains (hostname excluded)
 	opens bool // the candidate realizes a domain the scheduler does not see yet
 	rank  int  // group order, then planned-node order
+	// unchecked marks a fixed candidate the stream has yet to check
+	// (planner.valid).
+	unchecked bool
 }
 
 // place places pod on the best candidate that the Cluster accepts, or
@@ -52,8 +55,8 @@ func (p *planner) place(pod *v1.Pod) error {
 // candidateStream).
 func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	req := p.requestsOf(pod)
-	s := &candidateStream{p: p, c: c, req: req, fixed: p.fixedCandidates(c, req, nil)}
-	sort.SliceStable(s.fixed, func(i, j int) bool { return s.fixed[i].less(&s.fixed[j]) })
+	s := &candidateStream{p: p, c: c, req: req, fixed: p.fixedCandidates(c, req, nil, false)}
+	slices.SortStableFunc(s.fixed, compareCandidates)
 	if len(p.planned) > 0 {
 		for _, b := range p.plannedByDomain(c, req).buckets {
 			sk := c.skipFor(b)
@@ -67,7 +70,7 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 // has capacity, best first; diag collects why the others do not.
 func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate {
 	req := p.requestsOf(pod)
-	valid := p.fixedCandidates(c, req, diag)
+	valid := p.fixedCandidates(c, req, diag, true)
 	for _, pn := range p.plannedWithRoom(req) {
 		if c.failed[pn.Name] {
 			continue
@@ -78,43 +81,57 @@ func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate
 		}
 		valid = append(valid, p.candidate(c, pn.Node, p.byGroup[pn.Group], pn))
 	}
-	sort.SliceStable(valid, func(i, j int) bool { return valid[i].less(&valid[j]) })
+	slices.SortStableFunc(valid, compareCandidates)
 	return valid
 }
 
 // fixedCandidates returns the existing nodes and the groups' next nodes
 // that admit the pod and have capacity, unsorted; diag collects why the
-// others do not.
-func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis) []candidate {
+// others do not. Unless check is set, every one is returned unchecked:
+// the stream checks a candidate (valid) only when it reaches it, and the
+// first one it reaches is usually taken.
+func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis, check bool) []candidate {
 	// One buffer serves every pod: a pod's candidates are used up before
 	// the next pod's are collected.
-	valid := p.fixedBuf[:0]
-	defer func() { p.fixedBuf = valid[:0] }()
+	out := p.fixedBuf[:0]
+	defer func() { p.fixedBuf = out[:0] }()
 	if len(p.planned) > 0 {
 		// Existing nodes only become possible once the plan has added a
 		// node (pending pods did not fit them when the loop started).
 		for _, e := range p.existingWithRoom(req) {
-			if c.failed[e.topo.Name] || c.counts.admit(e.topo.Node, false, false) != nil {
-				continue
-			}
 			cand := p.candidate(c, e.topo.Node, nil, nil)
 			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing)
-			valid = append(valid, cand)
+			cand.unchecked = !check
+			if !check || p.valid(c, &cand, diag) {
+				out = append(out, cand)
+			}
 		}
 	}
 	for _, g := range p.groups {
-		node := p.templateNode(g)
-		if r := c.counts.admit(node, true, diag != nil); r != nil {
-			diag.spread(r, g.Name)
-			continue
+		cand := p.candidate(c, p.templateNode(g), g, nil)
+		cand.unchecked = !check
+		if !check || p.valid(c, &cand, diag) {
+			out = append(out, cand)
 		}
-		if why := p.capacityOf(g, diag != nil); why != nil {
-			diag.capacity(why, node)
-			continue
-		}
-		valid = append(valid, p.candidate(c, node, g, nil))
 	}
-	return valid
+	return out
+}
+
+// valid reports whether a fixed candidate admits the pod of class c on the
+// scheduler view and has capacity; diag collects why not.
+func (p *planner) valid(c *class, cand *candidate, diag *diagnosis) bool {
+	if cand.existing != nil {
+		return !c.failed[cand.existing.topo.Name] && c.counts.admit(cand.node, false, false) == nil
+	}
+	if r := c.counts.admit(cand.node, true, diag != nil); r != nil {
+		diag.spread(r, cand.group.Name)
+		return false
+	}
+	if why := p.capacityOf(cand.group, diag != nil); why != nil {
+		diag.capacity(why, cand.node)
+		return false
+	}
+	return true
 }
 
 // tryInOrder binds pod to the first of valid that the Cluster accepts and
@@ -191,6 +208,17 @@ func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedS
 		cand.cost, cand.rank = 1, c.groupRank(g)
 	}
 	return cand
+}
+
+// compareCandidates orders candidates by less.
+func compareCandidates(a, b candidate) int {
+	switch {
+	case a.less(&b):
+		return -1
+	case b.less(&a):
+		return 1
+	}
+	return 0
 }
 
 func (a *candidate) less(b *candidate) bool {

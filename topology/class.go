@@ -116,11 +116,12 @@ func ClassOf(pod *v1.Pod) ClassKey {
 }
 
 func (p *planner) classOf(pod *v1.Pod) *class {
-	key := ClassOf(pod)
+	key := p.facts.ClassKey(pod)
 	if c, ok := p.classes[key]; ok {
 		return c
 	}
 	c := &class{failed: map[string]bool{}, groups: len(p.groups), exemplar: pod}
+	c.fitPod.encode, c.cappedSpec.encode = p.facts.SpecEncoding, p.facts.SpecEncoding
 	p.classes[key] = c
 	p.classList = append(p.classList, c)
 	if p.req.Rank != nil {
@@ -303,12 +304,21 @@ func hasInterPodTerms(pod *v1.Pod) bool {
 type specOf struct {
 	pod     *v1.Pod
 	encoded []byte
+	// encode is encodeSpec or a memo of it (nil: encodeSpec).
+	encode func(*v1.Pod) []byte
+}
+
+func (s *specOf) encodeSpec(pod *v1.Pod) []byte {
+	if s.encode != nil {
+		return s.encode(pod)
+	}
+	return encodeSpec(pod)
 }
 
 // set makes pod the remembered pod.
 func (s *specOf) set(pod *v1.Pod) {
 	if s.pod != pod {
-		s.pod, s.encoded = pod, encodeSpec(pod)
+		s.pod, s.encoded = pod, s.encodeSpec(pod)
 	}
 }
 
@@ -335,9 +345,9 @@ func (s *specOf) compare(pod *v1.Pod) (bool, []byte) {
 	case s.pod == pod:
 		return s.pod != nil, s.encoded
 	case s.pod == nil:
-		return false, encodeSpec(pod)
+		return false, s.encodeSpec(pod)
 	}
-	b := encodeSpec(pod)
+	b := s.encodeSpec(pod)
 	if s.encoded == nil || b == nil {
 		return equality.Semantic.DeepEqual(s.pod.Spec, pod.Spec), b
 	}

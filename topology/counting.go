@@ -197,14 +197,16 @@ func (c *Counts) AddPod(p *v1.Pod, n *Node) {
 	}
 }
 
-// raises is the number of times a global minimum rose. Nothing else can
-// turn a rejection into an admission: counts only grow, and a new domain
-// counts 0, which never raises a minimum (nor does reaching minDomains
-// with it).
-func (c *Counts) raises() int {
+// raises is the number of times a global minimum of part's constraints
+// rose. Nothing else can turn a rejection by those constraints into an
+// admission: counts only grow, and a new domain counts 0, which never
+// raises a minimum (nor does reaching minDomains with it).
+func (c *Counts) raises(part constraintPart) int {
 	n := 0
 	for i := range c.per {
-		n += c.per[i].raises
+		if part.has(&c.spread.Hard[i]) {
+			n += c.per[i].raises
+		}
 	}
 	return n
 }

@@ -21,7 +21,11 @@ func (p *planner) existingStates() []*existingState {
 		p.existing = make([]*existingState, 0, len(p.u.Nodes))
 		p.existingByName = make(map[string]*existingState, len(p.u.Nodes))
 		for i, n := range p.u.Nodes {
-			e := &existingState{topo: n, order: i, free: newFreeResources(n.Status.Allocatable, n.Pods)}
+			reqs := make([]requests, len(n.Pods))
+			for j, pod := range n.Pods {
+				reqs[j] = p.facts.requests(pod)
+			}
+			e := &existingState{topo: n, order: i, free: newFreeResources(n.Status.Allocatable, reqs)}
 			p.existing = append(p.existing, e)
 			p.existingByName[n.Name] = e
 		}

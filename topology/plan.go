@@ -62,6 +62,9 @@ type Request struct {
 	// first pod in queue order; groups it leaves out come after, in
 	// Universe order. Nil: Universe order.
 	Rank func(pod *v1.Pod) map[string]int
+	// Facts memoizes what the planner derives from each pod; pass the same
+	// one to every PlanScaleUp of a loop (nil: one per call).
+	Facts *PodFacts
 }
 
 // PlannedNode is a node the plan adds.

@@ -33,6 +33,7 @@ type groupState struct {
 type planner struct {
 	req       Request
 	u         *Universe
+	facts     *PodFacts
 	groups    []*groupState
 	byGroup   map[string]*groupState
 	planned   []*plannedState
@@ -87,6 +88,9 @@ func PlanScaleUp(req Request) (*Plan, error) {
 	if req.Universe == nil || req.Cluster == nil {
 		return nil, fmt.Errorf("plan: universe and cluster are required")
 	}
+	if req.Facts == nil {
+		req.Facts = NewPodFacts()
+	}
 	pods := append([]*v1.Pod(nil), req.Pending...)
 	SortQueueOrder(pods)
 	var preopen map[string]int
@@ -125,10 +129,14 @@ func newPlanner(req Request) *planner {
 	p := &planner{
 		req:     req,
 		u:       req.Universe,
+		facts:   req.Facts,
 		byGroup: map[string]*groupState{},
 		classes: map[ClassKey]*class{},
 		counts:  map[spreadSignature]*Counts{},
 		plan:    &Plan{NewNodes: map[string]int{}},
+	}
+	if p.facts == nil {
+		p.facts = NewPodFacts()
 	}
 	p.nodeCount = len(p.u.Nodes)
 	if req.Limits.Resources != nil {

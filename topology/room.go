@@ -24,7 +24,7 @@ type freeResources struct {
 	milli []int64
 }
 
-func newFreeResources(allocatable v1.ResourceList, pods []*v1.Pod) *freeResources {
+func newFreeResources(allocatable v1.ResourceList, pods []requests) *freeResources {
 	f := &freeResources{}
 	for name, q := range allocatable {
 		if name == v1.ResourcePods {
@@ -34,8 +34,8 @@ func newFreeResources(allocatable v1.ResourceList, pods []*v1.Pod) *freeResource
 		f.names = append(f.names, name)
 		f.milli = append(f.milli, q.MilliValue())
 	}
-	for _, p := range pods {
-		f.take(newRequests(p))
+	for _, req := range pods {
+		f.take(req)
 	}
 	return f
 }
@@ -75,11 +75,11 @@ type requests struct {
 	key  string
 }
 
-// requestsOf returns pod's requests, computed once for consecutive calls.
+// requestsOf returns pod's requests (the universe's memo, read once for
+// consecutive calls).
 func (p *planner) requestsOf(pod *v1.Pod) requests {
 	if p.lastRequests.pod != pod {
-		p.lastRequests = newRequests(pod)
-		p.lastRequests.key = requestKey(p.lastRequests.list)
+		p.lastRequests = p.facts.requests(pod)
 	}
 	return p.lastRequests
 }

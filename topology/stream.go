@@ -27,13 +27,15 @@ type candidateStream struct {
 }
 
 // domainCursor walks the planned nodes of one domain, from the class's
-// skip position.
+// skip position. The domain's verdict on the constraints other than the
+// per-node ones is the same for all its nodes and decided first.
 type domainCursor struct {
-	b     *domainBucket
-	at    int
-	head  candidate
-	ready bool // head holds the next candidate
-	done  bool
+	b       *domainBucket
+	at      int
+	head    candidate
+	ready   bool // head holds the next candidate
+	done    bool
+	checked bool // the domain's shared verdict was decided
 	// skip is the class's skip position in b, moved along while every node
 	// the cursor passes is out for good (unbroken).
 	skip     *bucketSkip
@@ -42,12 +44,12 @@ type domainCursor struct {
 
 // bucketSkip is how far into a bucket every planned node is out for a class
 // for good: dropped, without room, rejected by the Cluster, or rejected by
-// the spread. A spread rejection lasts until one of the class's global
-// minimums rises (counts only grow while a pass plans; see
-// Counts.raises), so a skip holds for the bucket's layout (gen) and the
-// raises it was measured at. Without it, the n-th pod of a Deployment with
-// a hostname constraint would walk past the n-1 nodes that already hold a
-// replica.
+// a per-node (hostname) constraint. Such a rejection lasts until one of the
+// class's per-node global minimums rises (counts only grow while a pass
+// plans; see Counts.raises), so a skip holds for the bucket's layout (gen)
+// and the raises it was measured at. Without it, the n-th pod of a
+// Deployment with a hostname constraint would walk past the n-1 nodes that
+// already hold a replica.
 type bucketSkip struct {
 	at, gen, raises int
 }
@@ -62,7 +64,7 @@ func (c *class) skipFor(b *domainBucket) *bucketSkip {
 		sk = &bucketSkip{}
 		c.skips[b] = sk
 	}
-	if raises := c.counts.raises(); sk.gen != b.gen || sk.raises != raises {
+	if raises := c.counts.raises(perNodeConstraints); sk.gen != b.gen || sk.raises != raises {
 		*sk = bucketSkip{gen: b.gen, raises: raises}
 	}
 	return sk
@@ -72,6 +74,13 @@ func (c *class) skipFor(b *domainBucket) *bucketSkip {
 func (s *candidateStream) pop() (candidate, bool) {
 	best := -1 // index into domains, or -1 for fixed
 	var bestCand *candidate
+	for s.next < len(s.fixed) && s.fixed[s.next].unchecked {
+		if s.p.valid(s.c, &s.fixed[s.next], nil) {
+			s.fixed[s.next].unchecked = false
+			break
+		}
+		s.next++
+	}
 	if s.next < len(s.fixed) {
 		bestCand = &s.fixed[s.next]
 	}
@@ -103,6 +112,13 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 	if d.ready || d.done {
 		return d.ready
 	}
+	if !d.checked {
+		d.checked = true
+		if d.b.rep == nil || c.counts.admitPart(d.b.rep, false, false, sharedConstraints) != nil {
+			d.done = true
+			return false
+		}
+	}
 	nodes := d.b.nodes
 	for d.at < len(nodes) {
 		pn := nodes[d.at]
@@ -111,7 +127,7 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 			d.b.drop(d.at - 1)
 			pn = nil
 		}
-		if pn == nil || c.failed[pn.Name] || c.counts.admit(pn.Node, false, false) != nil {
+		if pn == nil || c.failed[pn.Name] || c.counts.admitPart(pn.Node, false, false, perNodeConstraints) != nil {
 			if d.unbroken {
 				d.skip.at = d.at
 			}
@@ -131,6 +147,9 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 type domainBucket struct {
 	nodes   []*plannedState
 	dropped int
+	// rep is the bucket's first node: its values of the keys are the
+	// bucket's.
+	rep *v1.Node
 	// gen counts the compactions (which move nodes).
 	gen int
 }
@@ -208,7 +227,7 @@ func (pd *plannedDomains) add(pn *plannedState) {
 	vk := strings.Join(values, "\x00")
 	b, ok := pd.byValues[vk]
 	if !ok {
-		b = &domainBucket{}
+		b = &domainBucket{rep: pn.Node}
 		pd.byValues[vk] = b
 		pd.buckets = append(pd.buckets, b)
 	}

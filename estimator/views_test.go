@@ -1,0 +1,169 @@
+package estimator
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/testsnapshot"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// viewsNode is a ready 2-CPU node in zone with the hostname label.
+func viewsNode(name, zone string) *apiv1.Node {
+	n := BuildTestNode(name, 2000, 4<<30)
+	n.Labels[apiv1.LabelTopologyZone] = zone
+	n.Labels[apiv1.LabelHostname] = name
+	SetNodeReadyState(n, true, n.CreationTimestamp.Time)
+	return n
+}
+
+// withHostPort gives pod a container port bound to the host's port 8080.
+func withHostPort(pod *apiv1.Pod) *apiv1.Pod {
+	pod.Spec.Containers[0].Ports = []apiv1.ContainerPort{{ContainerPort: 8080, HostPort: 8080, Protocol: apiv1.ProtocolTCP}}
+	return pod
+}
+
+// viewsCluster is a snapshotCluster over a fresh test snapshot holding
+// three existing nodes — n1 with a host-port pod, n2 tainted, n3 empty —
+// and two groups, g-a (zone a) and g-b (zone b, with a host-port daemon
+// pod on its template); fw enables the node views.
+func viewsCluster(t *testing.T, fw *framework.Handle) *snapshotCluster {
+	t.Helper()
+	snap := testsnapshot.NewTestSnapshotOrDie(t)
+	n1, n2, n3 := viewsNode("n1", "a"), viewsNode("n2", "a"), viewsNode("n3", "b")
+	n2.Spec.Taints = []apiv1.Taint{{Key: "dedicated", Value: "x", Effect: apiv1.TaintEffectNoSchedule}}
+	bound := withHostPort(BuildTestPod("bound-port", 200, 1<<28))
+	bound.Spec.NodeName = "n1"
+	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(n1, nil, framework.NewPodInfo(bound, nil))))
+	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(n2, nil)))
+	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(n3, nil)))
+	ds := withHostPort(BuildTestPod("ds", 100, 1<<26))
+	templates := map[string]*framework.NodeInfo{
+		"g-a": framework.NewNodeInfo(viewsNode("g-a-template", "a"), nil),
+		"g-b": framework.NewNodeInfo(viewsNode("g-b-template", "b"), nil, framework.NewPodInfo(ds, nil)),
+	}
+	snap.Fork()
+	return newSnapshotCluster(snap, templates, fw)
+}
+
+// viewsPods are node-local pods the filters treat differently: sizes, a
+// host port, a toleration, a node selector and a hostname affinity.
+func viewsPods() []*apiv1.Pod {
+	small, big := BuildTestPod("small", 300, 1<<28), BuildTestPod("big", 1500, 1<<28)
+	port := withHostPort(BuildTestPod("port", 100, 1<<26))
+	tolerant := BuildTestPod("tolerant", 300, 1<<28)
+	tolerant.Spec.Tolerations = []apiv1.Toleration{{Key: "dedicated", Operator: apiv1.TolerationOpEqual, Value: "x", Effect: apiv1.TaintEffectNoSchedule}}
+	inB := BuildTestPod("in-b", 300, 1<<28)
+	inB.Spec.NodeSelector = map[string]string{apiv1.LabelTopologyZone: "b"}
+	onN3 := BuildTestPod("on-n3", 300, 1<<28)
+	onN3.Spec.NodeSelector = map[string]string{apiv1.LabelHostname: "n3"}
+	return []*apiv1.Pod{small, big, port, tolerant, inB, onN3}
+}
+
+// TestNodeViewsDecideAsCASnapshot drives two clusters with the same
+// content through the same random planning steps — new nodes, checks of
+// existing, planned and new nodes, bindings of the pods that passed,
+// resets — one checking node-local pods on node views, the other on CA's
+// snapshot, and requires the same verdict and message for every check.
+func TestNodeViewsDecideAsCASnapshot(t *testing.T) {
+	fw := framework.NewTestFrameworkHandleOrDie(t)
+	for seed := int64(1); seed <= 20; seed++ {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewSource(seed))
+			withViews, onSnapshot := viewsCluster(t, fw), viewsCluster(t, nil)
+			require.NotNil(t, withViews.views)
+			require.Nil(t, onSnapshot.views)
+			templates := []string{"g-a", "g-b"}
+			nodes := []string{"n1", "n2", "n3"}
+			next := map[string]int{}
+			checks, failures, viewed := 0, 0, 0
+			for step := 0; step < 120; step++ {
+				base := viewsPods()[r.Intn(len(viewsPods()))]
+				pod := base.DeepCopy()
+				pod.Name = fmt.Sprintf("%s-%d", base.Name, step)
+				pod.UID = types.UID("uid-" + pod.Name)
+				group := templates[r.Intn(len(templates))]
+				node := topology.NodeFromTemplate(withViews.templates[group].Node(), fmt.Sprintf("%s-new-%d", group, next[group]))
+				switch op := r.Intn(10); {
+				case op == 0:
+					require.NoError(t, withViews.Reset())
+					require.NoError(t, onSnapshot.Reset())
+					nodes, next = nodes[:3], map[string]int{}
+				case op <= 2:
+					a, b := withViews.CheckNew(pod, group, node), onSnapshot.CheckNew(pod, group, node)
+					requireSameVerdict(t, a, b, "CheckNew %s on a new node of %s", pod.Name, group)
+					if a == nil {
+						require.NoError(t, withViews.AddNode(group, node))
+						require.NoError(t, onSnapshot.AddNode(group, node))
+						nodes, next[group] = append(nodes, node.Name), next[group]+1
+						require.NoError(t, withViews.AddPod(pod, node.Name))
+						require.NoError(t, onSnapshot.AddPod(pod, node.Name))
+					}
+				default:
+					name := nodes[r.Intn(len(nodes))]
+					a, b := withViews.Check(pod, name), onSnapshot.Check(pod, name)
+					requireSameVerdict(t, a, b, "Check %s on %s", pod.Name, name)
+					checks++
+					if a != nil {
+						failures++
+						continue
+					}
+					require.NoError(t, withViews.AddPod(pod, name))
+					require.NoError(t, onSnapshot.AddPod(pod, name))
+				}
+				viewed = max(viewed, len(withViews.views.byNode))
+			}
+			assert.Positive(t, failures, "some checks fail (%d of %d)", failures, checks)
+			assert.Less(t, failures, checks, "some checks pass")
+			assert.Positive(t, viewed, "the checks ran on node views")
+		})
+	}
+}
+
+func requireSameVerdict(t *testing.T, viewed, snapshot error, format string, args ...any) {
+	t.Helper()
+	what := fmt.Sprintf(format, args...)
+	if snapshot == nil {
+		require.NoError(t, viewed, "%s: CA's snapshot accepts", what)
+		return
+	}
+	require.Error(t, viewed, "%s: CA's snapshot rejects: %v", what, snapshot)
+	assert.Equal(t, snapshot.Error(), viewed.Error(), what)
+}
+
+// TestNodeViewsStepAsideForRequiredAntiAffinity: a pod with required pod
+// anti-affinity anywhere in the cluster makes InterPodAffinity read every
+// node, so checks run on CA's snapshot; a pod with inter-pod terms of its
+// own is never checked on a view.
+func TestNodeViewsStepAsideForRequiredAntiAffinity(t *testing.T) {
+	fw := framework.NewTestFrameworkHandleOrDie(t)
+	c := viewsCluster(t, fw)
+	plain := BuildTestPod("plain", 100, 1<<20)
+	assert.True(t, c.checksLocally(plain))
+	assert.False(t, c.checksLocally(antiAffine("anti", apiv1.LabelHostname)), "a pod with inter-pod terms")
+
+	require.NoError(t, c.AddPod(antiAffine("anti", apiv1.LabelTopologyZone), "n1"))
+	assert.False(t, c.checksLocally(plain), "an anti-affine pod was bound")
+	incoming := labelled("x-pod", 100, "x")
+	incoming.Spec.Tolerations = []apiv1.Toleration{{Key: "dedicated", Operator: apiv1.TolerationOpExists}}
+	err := c.Check(incoming, "n2")
+	require.Error(t, err, "n2 shares zone a with the anti-affine pod on n1")
+	assert.Contains(t, err.Error(), "InterPodAffinity")
+
+	require.NoError(t, c.Reset())
+	assert.True(t, c.checksLocally(plain), "Reset drops the bound pod")
+
+	snap := testsnapshot.NewTestSnapshotOrDie(t)
+	anti := antiAffine("existing-anti", apiv1.LabelHostname)
+	anti.Spec.NodeName = "n1"
+	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(viewsNode("n1", "a"), nil, framework.NewPodInfo(anti, nil))))
+	assert.False(t, newSnapshotCluster(snap, nil, fw).checksLocally(plain), "an existing anti-affine pod")
+}
