@@ -1,7 +1,6 @@
 package estimator
 
 import (
-	"bytes"
 	"sort"
 	"strings"
 
@@ -318,15 +317,12 @@ type classShape struct {
 
 // sameShape reports whether every pod of a share has the exemplar's spec
 // (then also its filtered spec, the shape's): the options built for the
-// share then carry pods whose requests are the exemplar's. The encodings
-// are the planning's memo, which CA's hand-over reads too.
+// share then carry pods whose requests are the exemplar's. Specs are
+// compared by the planning's interned ids (topology.PodFacts.SpecID).
 func (r *ranking) sameShape(pods []*apiv1.Pod, exemplar *apiv1.Pod) bool {
-	want := r.facts.SpecEncoding(exemplar)
-	if want == nil {
-		return false
-	}
+	want := r.facts.SpecID(exemplar)
 	for _, pod := range pods {
-		if !bytes.Equal(r.facts.SpecEncoding(pod), want) {
+		if r.facts.SpecID(pod) != want {
 			return false
 		}
 	}

@@ -47,7 +47,7 @@ type decidedPods struct {
 // alikeKey identifies pending pods CA's status treats alike.
 type alikeKey struct {
 	class  topology.ClassKey
-	spec   string
+	spec   int // topology.PodFacts.SpecID
 	placed bool
 }
 
@@ -70,8 +70,8 @@ func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.D
 	d.alike = map[*apiv1.Pod][]*apiv1.Pod{}
 	for _, pod := range pending {
 		if collapse {
-			key := alikeKey{class: facts.ClassKey(pod), spec: string(facts.SpecEncoding(pod)), placed: isPlaced[pod]}
-			if rep, ok := first[key]; ok && key.spec != "" {
+			key := alikeKey{class: facts.ClassKey(pod), spec: facts.SpecID(pod), placed: isPlaced[pod]}
+			if rep, ok := first[key]; ok {
 				d.alike[rep] = append(d.alike[rep], pod)
 				continue
 			}

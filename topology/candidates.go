@@ -33,7 +33,8 @@ func (p *planner) place(pod *v1.Pod) error {
 		p.unplaced(pod, &Reason{Kind: ReasonInvalid, Message: c.err.Error()})
 		return nil
 	}
-	if r := c.cappedReason(pod, p.stateFor(c)); r != nil {
+	spec := p.facts.SpecID(pod)
+	if r := c.cappedReason(pod, spec, p.stateFor(c)); r != nil {
 		p.unplaced(pod, r)
 		return nil
 	}
@@ -46,7 +47,7 @@ func (p *planner) place(pod *v1.Pod) error {
 	p.candidates(pod, c, &diag)
 	r := p.explain(pod, c, &diag)
 	p.unplaced(pod, r)
-	c.recordCapped(pod, r, p.stateFor(c))
+	c.recordCapped(pod, spec, r, p.stateFor(c))
 	return nil
 }
 

@@ -1,13 +1,11 @@
 package topology
 
 import (
-	"bytes"
 	"sort"
 	"strconv"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -32,14 +30,15 @@ type class struct {
 	countsSeen int
 	err        error
 	// fitsNew records, by group, the planner's cluster version (plus one)
-	// at which the group's next node passed Cluster.CheckNew for fitPod;
-	// explain reuses it for pods with fitPod's spec while nothing changed.
+	// at which the group's next node passed Cluster.CheckNew for a pod of
+	// spec fitSpec (a PodFacts.SpecID); explain reuses it for pods of that
+	// spec while nothing changed.
 	fitsNew map[string]int
-	fitPod  specOf
+	fitSpec int
 	// capped is the limit reason of the class's last unplaced pod,
-	// cappedSpec that pod and cappedAt the planner's state then.
+	// cappedSpec that pod's spec and cappedAt the planner's state then.
 	capped     *Reason
-	cappedSpec specOf
+	cappedSpec int
 	cappedAt   planState
 	// rank is Request.Rank for the class (nil: Universe order).
 	rank map[string]int
@@ -121,7 +120,6 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 		return c
 	}
 	c := &class{failed: map[string]bool{}, groups: len(p.groups), exemplar: pod}
-	c.fitPod.encode, c.cappedSpec.encode = p.facts.SpecEncoding, p.facts.SpecEncoding
 	p.classes[key] = c
 	p.classList = append(p.classList, c)
 	if p.req.Rank != nil {
@@ -242,22 +240,21 @@ func (p *planner) stateFor(c *class) planState {
 	return st
 }
 
-// recordCapped remembers r, the reason pod stays unplaced, when a limit
-// caused it.
-func (c *class) recordCapped(pod *v1.Pod, r *Reason, now planState) {
+// recordCapped remembers r, the reason pod (of spec, a PodFacts.SpecID)
+// stays unplaced, when a limit caused it.
+func (c *class) recordCapped(pod *v1.Pod, spec int, r *Reason, now planState) {
 	if !limitKinds[r.Kind] || HasRequiredPodAffinity(pod) {
 		c.capped = nil
 		return
 	}
-	c.capped, c.cappedAt = r, now
-	c.cappedSpec.set(pod)
+	c.capped, c.cappedAt, c.cappedSpec = r, now, spec
 }
 
-// cappedReason returns the class's limit reason for pod when pod has the
-// spec of the class's last capped pod and nothing it depends on changed
-// since. The planner would then try the very same candidates and fail them
-// the same way, so the pods of a capped class cost a comparison each
-// instead of a planning attempt (with --max-nodes-per-scaleup reached,
+// cappedReason returns the class's limit reason for pod (of spec, a
+// PodFacts.SpecID) when pod has the spec of the class's last capped pod and
+// nothing it depends on changed since. The planner would then try the very
+// same candidates and fail them the same way, so the pods of a capped class
+// cost a comparison of two numbers each instead of a planning attempt (with --max-nodes-per-scaleup reached,
 // thousands of pods can be left). What can change the outcome or its
 // reason:
 //   - a node added to the plan (new candidates; the limits only tighten
@@ -270,8 +267,8 @@ func (c *class) recordCapped(pod *v1.Pod, r *Reason, now planState) {
 //
 // Pods placed elsewhere otherwise only take resources and pod slots, which
 // cannot let a pod fit where it did not.
-func (c *class) cappedReason(pod *v1.Pod, now planState) *Reason {
-	if c.capped == nil {
+func (c *class) cappedReason(pod *v1.Pod, spec int, now planState) *Reason {
+	if c.capped == nil || spec != c.cappedSpec {
 		return nil
 	}
 	at := c.cappedAt
@@ -282,9 +279,6 @@ func (c *class) cappedReason(pod *v1.Pod, now planState) *Reason {
 	} else if at.nodes != now.nodes || at.antiAffinity != now.antiAffinity || at.counts != now.counts {
 		return nil
 	}
-	if !c.cappedSpec.same(pod) {
-		return nil
-	}
 	return c.capped
 }
 
@@ -292,74 +286,4 @@ func (c *class) cappedReason(pod *v1.Pod, now planState) *Reason {
 // anti-affinity terms.
 func hasInterPodTerms(pod *v1.Pod) bool {
 	return HasRequiredPodAffinity(pod) || HasRequiredPodAntiAffinity(pod)
-}
-
-// specOf remembers one pod's spec for comparisons with the class's other
-// pods, which are usually created from the same template: their encoded
-// specs are compared, one encoding per pod, instead of walking both specs by
-// reflection. Equal encodings (maps are encoded in key order) mean equal
-// specs; a spec that differs only in form, such as a memory request of 1Ki
-// against one of 1024 (quantities keep their suffix), only costs the
-// shortcut.
-type specOf struct {
-	pod     *v1.Pod
-	encoded []byte
-	// encode is encodeSpec or a memo of it (nil: encodeSpec).
-	encode func(*v1.Pod) []byte
-}
-
-func (s *specOf) encodeSpec(pod *v1.Pod) []byte {
-	if s.encode != nil {
-		return s.encode(pod)
-	}
-	return encodeSpec(pod)
-}
-
-// set makes pod the remembered pod.
-func (s *specOf) set(pod *v1.Pod) {
-	if s.pod != pod {
-		s.pod, s.encoded = pod, s.encodeSpec(pod)
-	}
-}
-
-// same reports whether pod has the remembered pod's spec.
-func (s *specOf) same(pod *v1.Pod) bool {
-	same, _ := s.compare(pod)
-	return same
-}
-
-// remember makes pod the remembered pod and reports whether its spec
-// differs from the one remembered before (true when there was none).
-func (s *specOf) remember(pod *v1.Pod) bool {
-	same, encoded := s.compare(pod)
-	if s.pod != pod {
-		s.pod, s.encoded = pod, encoded
-	}
-	return !same
-}
-
-// compare reports whether pod has the remembered pod's spec, with pod's
-// encoding when it computed one.
-func (s *specOf) compare(pod *v1.Pod) (bool, []byte) {
-	switch {
-	case s.pod == pod:
-		return s.pod != nil, s.encoded
-	case s.pod == nil:
-		return false, s.encodeSpec(pod)
-	}
-	b := s.encodeSpec(pod)
-	if s.encoded == nil || b == nil {
-		return equality.Semantic.DeepEqual(s.pod.Spec, pod.Spec), b
-	}
-	return bytes.Equal(s.encoded, b), b
-}
-
-// encodeSpec returns pod's spec in its protobuf encoding, nil if it cannot
-// be encoded.
-func encodeSpec(pod *v1.Pod) []byte {
-	b, err := pod.Spec.Marshal()
-	if err != nil {
-		return nil
-	}
-	return b
 }

@@ -23,7 +23,7 @@ func (p *planner) existingStates() []*existingState {
 		for i, n := range p.u.Nodes {
 			reqs := make([]requests, len(n.Pods))
 			for j, pod := range n.Pods {
-				reqs[j] = p.facts.requests(pod)
+				reqs[j] = p.facts.requests(pod, false)
 			}
 			e := &existingState{topo: n, order: i, free: newFreeResources(n.Status.Allocatable, reqs)}
 			p.existing = append(p.existing, e)

@@ -46,8 +46,8 @@ func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 // adding it changes the Cluster); a failure is always asked again, its
 // error names the pod.
 func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.Node) error {
-	if c.fitPod.remember(pod) {
-		c.fitsNew = map[string]int{}
+	if spec := p.facts.SpecID(pod); spec != c.fitSpec {
+		c.fitSpec, c.fitsNew = spec, map[string]int{}
 	}
 	if c.fitsNew[group] == p.version+1 {
 		return nil

@@ -6,33 +6,43 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// PodFacts memoizes what is derived from a pod alone — its class, its
-// requests, its spec's encoding — so that every pass of one loop's planning
-// (PlanLoop plans twice; a plan that does not hold once all its nodes exist
-// is planned again) and the adapters that read the plan afterwards derive
-// them once per pod. Pods must not be modified while it is in use. Safe for
-// concurrent use.
+// PodFacts memoizes what is derived from a pod alone — its class, its spec
+// and its requests — so that every pass of one loop's planning (PlanLoop
+// plans twice; a plan that does not hold once all its nodes exist is
+// planned again) and the adapters that read the plan afterwards derive
+// them once per pod. Specs are interned: pods have the same SpecID exactly
+// when their specs have the same protobuf encoding (maps are encoded in key
+// order), so that comparing the spec of a class's next pod with its last
+// one is comparing two numbers. A spec that differs only in form, such as a
+// memory request of 1Ki against one of 1024 (quantities keep their
+// suffix), gets another id: comparisons are conservative. Pods must not be
+// modified while it is in use. Safe for concurrent use.
 type PodFacts struct {
 	mu    sync.Mutex
 	byPod map[*v1.Pod]*podFacts
+	// specs interns the encodings; unencodable counts the specs that could
+	// not be encoded, each an id of its own.
+	specs       map[string]int
+	unencodable int
 }
 
-// podFacts are the facts of one pod, each derived on first use.
+// podFacts are the facts of one pod, each derived on first use (the
+// universe's bound pods only ever need their requests).
 type podFacts struct {
 	class     ClassKey
 	classDone bool
+	spec      int // 0 until derived
 	req       requests
 	reqDone   bool
-	spec      []byte
-	specDone  bool
+	keyDone   bool
 }
 
 // NewPodFacts returns an empty memo.
 func NewPodFacts() *PodFacts {
-	return &PodFacts{byPod: map[*v1.Pod]*podFacts{}}
+	return &PodFacts{byPod: map[*v1.Pod]*podFacts{}, specs: map[string]int{}}
 }
 
-// of returns pod's record, created empty on first use.
+// of returns pod's record, created empty on first use; the caller holds mu.
 func (f *PodFacts) of(pod *v1.Pod) *podFacts {
 	r, ok := f.byPod[pod]
 	if !ok {
@@ -53,28 +63,42 @@ func (f *PodFacts) ClassKey(pod *v1.Pod) ClassKey {
 	return r.class
 }
 
-// SpecEncoding is pod's spec in its protobuf encoding, nil if it cannot be
-// encoded: equal encodings mean equal specs (maps are encoded in key
-// order). The slice is shared: callers must not modify it.
-func (f *PodFacts) SpecEncoding(pod *v1.Pod) []byte {
+// SpecID identifies pod's spec: pods with equal specs (equal encodings)
+// have the same id, never 0.
+func (f *PodFacts) SpecID(pod *v1.Pod) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r := f.of(pod)
-	if !r.specDone {
-		r.spec, r.specDone = encodeSpec(pod), true
+	if r.spec != 0 {
+		return r.spec
 	}
-	return r.spec
+	b, err := pod.Spec.Marshal()
+	if err != nil {
+		// Not encodable: a spec of its own.
+		f.unencodable++
+		r.spec = -f.unencodable
+		return r.spec
+	}
+	id, ok := f.specs[string(b)]
+	if !ok {
+		id = len(f.specs) + 1
+		f.specs[string(b)] = id
+	}
+	r.spec = id
+	return id
 }
 
-// requests are pod's requests with their requestKey.
-func (f *PodFacts) requests(pod *v1.Pod) requests {
+// requests are pod's requests, with their requestKey when withKey is set
+// (a pending pod's; a bound pod's requests are only summed).
+func (f *PodFacts) requests(pod *v1.Pod, withKey bool) requests {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r := f.of(pod)
 	if !r.reqDone {
-		r.req = newRequests(pod)
-		r.req.key = requestKey(r.req.list)
-		r.reqDone = true
+		r.req, r.reqDone = newRequests(pod), true
+	}
+	if withKey && !r.keyDone {
+		r.req.key, r.keyDone = requestKey(r.req.list), true
 	}
 	return r.req
 }

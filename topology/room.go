@@ -79,7 +79,7 @@ type requests struct {
 // consecutive calls).
 func (p *planner) requestsOf(pod *v1.Pod) requests {
 	if p.lastRequests.pod != pod {
-		p.lastRequests = p.facts.requests(pod)
+		p.lastRequests = p.facts.requests(pod, true)
 	}
 	return p.lastRequests
 }

@@ -24,80 +24,61 @@ func specPod(name, cpu, memory string) *v1.Pod {
 	}
 }
 
-func TestSpecOfComparesPodSpecs(t *testing.T) {
+func TestSpecIDsAreEqualExactlyForEqualSpecs(t *testing.T) {
 	base := specPod("web-1", "1", "1Gi")
 	withSelector := specPod("web-2", "1", "1Gi")
 	withSelector.Spec.NodeSelector = map[string]string{"disk": "ssd"}
 	tests := []struct {
 		name          string
-		remembered    *v1.Pod
-		other         *v1.Pod
+		first, other  *v1.Pod
 		want          bool
 		semanticEqual bool // what a field-by-field comparison says
 	}{
-		{name: "same pod", remembered: base, other: base, want: true, semanticEqual: true},
-		{name: "equal specs in different pods", remembered: base, other: specPod("web-2", "1", "1Gi"), want: true, semanticEqual: true},
-		{name: "other metadata, same spec", remembered: base, other: func() *v1.Pod {
+		{name: "same pod", first: base, other: base, want: true, semanticEqual: true},
+		{name: "equal specs in different pods", first: base, other: specPod("web-2", "1", "1Gi"), want: true, semanticEqual: true},
+		{name: "other metadata, same spec", first: base, other: func() *v1.Pod {
 			p := base.DeepCopy()
 			p.Name, p.Labels, p.UID = "web-3", map[string]string{"app": "web", "pod-template-hash": "h2"}, "uid-3"
 			return p
 		}(), want: true, semanticEqual: true},
-		{name: "different cpu request", remembered: base, other: specPod("web-2", "2", "1Gi"), want: false},
-		{name: "different memory request", remembered: base, other: specPod("web-2", "1", "2Gi"), want: false},
-		{name: "node selector added", remembered: base, other: withSelector, want: false},
+		{name: "different cpu request", first: base, other: specPod("web-2", "2", "1Gi"), want: false},
+		{name: "different memory request", first: base, other: specPod("web-2", "1", "2Gi"), want: false},
+		{name: "node selector added", first: base, other: withSelector, want: false},
 		// Protobuf encodes a quantity in its canonical form: 1000m is
 		// encoded as "1", so the specs encode the same.
-		{name: "cpu written 1 vs 1000m", remembered: base, other: specPod("web-2", "1000m", "1Gi"), want: true, semanticEqual: true},
+		{name: "cpu written 1 vs 1000m", first: base, other: specPod("web-2", "1000m", "1Gi"), want: true, semanticEqual: true},
 		// Quantities of different formats keep their form (1Ki stays
 		// binary, 1024 decimal): equal values, different encodings, so
 		// the comparison is conservative and reports a change.
-		{name: "memory written 1Ki vs 1024", remembered: specPod("web-1", "1", "1Ki"), other: specPod("web-2", "1", "1024"), want: false, semanticEqual: true},
+		{name: "memory written 1Ki vs 1024", first: specPod("web-1", "1", "1Ki"), other: specPod("web-2", "1", "1024"), want: false, semanticEqual: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.semanticEqual, equality.Semantic.DeepEqual(tc.remembered.Spec, tc.other.Spec),
+			require.Equal(t, tc.semanticEqual, equality.Semantic.DeepEqual(tc.first.Spec, tc.other.Spec),
 				"test premise: semantic equality of the specs")
-			var s specOf
-			s.set(tc.remembered)
-			assert.Equal(t, tc.want, s.same(tc.other), "same")
-			assert.Same(t, tc.remembered, s.pod, "same does not change the remembered pod")
-
-			var r specOf
-			assert.True(t, r.remember(tc.remembered), "the first pod is a change")
-			assert.Equal(t, !tc.want, r.remember(tc.other), "remember reports a change")
-			assert.Same(t, tc.other, r.pod, "remember keeps the latest pod")
-			assert.Equal(t, encodeSpec(tc.other), r.encoded, "remember keeps the latest pod's encoding")
+			f := NewPodFacts()
+			a, b := f.SpecID(tc.first), f.SpecID(tc.other)
+			assert.NotZero(t, a)
+			assert.NotZero(t, b)
+			assert.Equal(t, tc.want, a == b)
+			assert.Equal(t, a, f.SpecID(tc.first), "an id does not change")
 		})
 	}
 }
 
-func TestSpecOfWithNothingRemembered(t *testing.T) {
-	var s specOf
-	assert.False(t, s.same(specPod("web-1", "1", "1Gi")), "a zero specOf matches no pod")
-	assert.False(t, s.same(nil), "a zero specOf does not match nil either")
-}
-
-// TestSpecOfRememberSequence follows a class's pods as explain sees them:
-// a change is reported exactly when a pod's spec differs from the previous
-// pod's.
-func TestSpecOfRememberSequence(t *testing.T) {
-	a1, a2 := specPod("a-1", "1", "1Gi"), specPod("a-2", "1", "1Gi")
-	b1 := specPod("b-1", "500m", "1Gi")
-	steps := []struct {
-		pod     *v1.Pod
-		changed bool
-	}{
-		{a1, true},  // nothing remembered
-		{a1, false}, // the same pod again
-		{a2, false}, // same spec, another pod
-		{b1, true},  // smaller request
-		{a1, true},  // back to the first spec
-		{a1, false},
-	}
-	var s specOf
-	for i, st := range steps {
-		require.Equal(t, st.changed, s.remember(st.pod), "step %d (%s)", i, st.pod.Name)
-		require.Same(t, st.pod, s.pod, "step %d", i)
-		require.True(t, s.same(st.pod), "step %d: the remembered pod has its own spec", i)
-	}
+// TestCappedReasonFollowsTheSpec follows a class's pods as place sees
+// them: the capped reason is reused exactly for the pods whose spec is the
+// capped pod's.
+func TestCappedReasonFollowsTheSpec(t *testing.T) {
+	f := NewPodFacts()
+	a1, a2, b1 := specPod("a-1", "1", "1Gi"), specPod("a-2", "1", "1Gi"), specPod("b-1", "500m", "1Gi")
+	var c class
+	why := &Reason{Kind: ReasonMaxSize, Message: "at max size"}
+	assert.Nil(t, c.cappedReason(a1, f.SpecID(a1), planState{}), "nothing capped yet")
+	c.recordCapped(a1, f.SpecID(a1), why, planState{})
+	assert.Same(t, why, c.cappedReason(a2, f.SpecID(a2), planState{}), "same spec, another pod")
+	assert.Nil(t, c.cappedReason(b1, f.SpecID(b1), planState{}), "a smaller request may fit")
+	assert.Nil(t, c.cappedReason(a2, f.SpecID(a2), planState{nodes: 1}), "a node was added since")
+	c.recordCapped(b1, f.SpecID(b1), &Reason{Kind: ReasonInvalid}, planState{})
+	assert.Nil(t, c.cappedReason(a2, f.SpecID(a2), planState{}), "only a limit's reason is reused")
 }
