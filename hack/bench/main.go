@@ -283,9 +283,10 @@ func report(w io.Writer, results []result, m machine, stats, command string) {
 	fmt.Fprintf(w, "Reading the table: stock CA's cost hardly depends on the number of pending pods: it\n")
 	fmt.Fprintf(w, "estimates every node group for every Deployment against the whole cluster snapshot, and\n")
 	fmt.Fprintf(w, "each Deployment's estimate stops at the pods one zone can take. spreadscale plans every\n")
-	fmt.Fprintf(w, "pending pod once, over all groups, and CA evaluates only the plan's groups; for the pods the\n")
-	fmt.Fprintf(w, "plan places, CA's per-group predicate check before estimating (SchedulablePodGroups) runs\n")
-	fmt.Fprintf(w, "every filter but the spread, which the plan has decided (plugin/decided.go).\n")
+	fmt.Fprintf(w, "pending pod once, over all groups, and CA evaluates only the plan's groups, with one pod of\n")
+	fmt.Fprintf(w, "each set of alike pending pods (plugin/decided.go); for the pods the plan places, CA's\n")
+	fmt.Fprintf(w, "per-group predicate check before estimating (SchedulablePodGroups) runs every filter but the\n")
+	fmt.Fprintf(w, "spread, which the plan has decided.\n")
 	fmt.Fprintf(w, "The `_nospread` row is spreadscale with nothing to do: every estimate goes to CA's binpacking.\n\n")
 
 	if stats != "" {
