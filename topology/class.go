@@ -254,9 +254,9 @@ func (c *class) recordCapped(pod *v1.Pod, spec int, r *Reason, now planState) {
 // PodFacts.SpecID) when pod has the spec of the class's last capped pod and
 // nothing it depends on changed since. The planner would then try the very
 // same candidates and fail them the same way, so the pods of a capped class
-// cost a comparison of two numbers each instead of a planning attempt (with --max-nodes-per-scaleup reached,
-// thousands of pods can be left). What can change the outcome or its
-// reason:
+// cost a comparison of two numbers each instead of a planning attempt
+// (with --max-nodes-per-scaleup reached, thousands of pods can be left).
+// What can change the outcome or its reason:
 //   - a node added to the plan (new candidates; the limits only tighten
 //     otherwise);
 //   - a change of the class's counts (a global minimum can rise);
