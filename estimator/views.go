@@ -11,9 +11,9 @@ import (
 )
 
 // nodeViews are one-node ClusterSnapshots, one per node the planner checks
-// node-local pods on, each holding that node with every pod the plan has
-// bound to it so far, and checked with CA's scheduler framework (the
-// handle CA's own snapshot uses).
+// node-local pods on, each holding that node with its pods and the pods the
+// plan bound to it, and checked with CA's scheduler framework (the handle
+// CA's own snapshot uses).
 //
 // A check of a node-local pod (see deferredPods) reads only the node it
 // runs on, unless some pod in the cluster has required pod anti-affinity:
