@@ -64,13 +64,19 @@ func newNodeViews(fw *framework.Handle) *nodeViews {
 	return &nodeViews{fw: fw, byNode: map[string]*nodeView{}}
 }
 
-// newView returns a one-node snapshot holding a copy of ni (its node and
-// pods).
-func (v *nodeViews) newView(ni *framework.NodeInfo) (clustersnapshot.ClusterSnapshot, error) {
+// keep creates and keeps the view of node: a one-node snapshot holding a
+// copy of ni (its node and pods) and bound, pods bound to it since.
+func (v *nodeViews) keep(node string, ni *framework.NodeInfo, bound []*apiv1.Pod) (clustersnapshot.ClusterSnapshot, error) {
 	s := predicate.NewPredicateSnapshot(store.NewDeltaSnapshotStore(1), v.fw, false)
 	if err := s.AddNodeInfo(ni); err != nil {
 		return nil, err
 	}
+	for _, pod := range bound {
+		if err := s.ForceAddPod(pod, node); err != nil {
+			return nil, err
+		}
+	}
+	v.byNode[node] = &nodeView{snap: s}
 	return s, nil
 }
 
@@ -109,17 +115,7 @@ func (c *snapshotCluster) view(node string) (clustersnapshot.ClusterSnapshot, er
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.views.newView(ni)
-	if err != nil {
-		return nil, err
-	}
-	for _, pod := range c.deferred.byNode[node] {
-		if err := s.ForceAddPod(pod, node); err != nil {
-			return nil, err
-		}
-	}
-	c.views.byNode[node] = &nodeView{snap: s}
-	return s, nil
+	return c.views.keep(node, ni, c.deferred.byNode[node])
 }
 
 // newNodeView returns the view of node, a new node of group that is not in
@@ -133,12 +129,7 @@ func (c *snapshotCluster) newNodeView(group string, node *apiv1.Node) (clustersn
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.views.newView(ni)
-	if err != nil {
-		return nil, err
-	}
-	c.views.byNode[node.Name] = &nodeView{snap: s}
-	return s, nil
+	return c.views.keep(node.Name, ni, nil)
 }
 
 // hasAntiAffinity reports whether some pod of ni has required pod

@@ -152,7 +152,7 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 				}
 				continue
 			}
-			return true, p.bindExisting(pod, cand.existing)
+			return true, p.bindExisting(pod, c, cand.existing)
 		}
 		if cand.planned != nil {
 			if err := p.req.Cluster.Check(pod, cand.planned.Name); err != nil {
@@ -165,7 +165,7 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 				diag.fit(cand.group.Name, err)
 				continue
 			}
-			return true, p.bind(pod, cand.planned)
+			return true, p.bind(pod, c, cand.planned)
 		}
 		if err := p.req.Cluster.CheckNew(pod, cand.group.Name, cand.node); err != nil {
 			diag.fit(cand.group.Name, err)
@@ -179,7 +179,7 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 			diag.capacity(limiterReason(cand.group.Name), cand.node)
 			return false, nil
 		}
-		return true, p.bind(pod, pn)
+		return true, p.bind(pod, c, pn)
 	}
 }
 
@@ -317,7 +317,7 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 	return firstPN, nil
 }
 
-func (p *planner) bind(pod *v1.Pod, pn *plannedState) error {
+func (p *planner) bind(pod *v1.Pod, c *class, pn *plannedState) error {
 	if err := p.req.Cluster.AddPod(pod, pn.Name); err != nil {
 		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), pn.Name, err)
 	}
@@ -325,7 +325,7 @@ func (p *planner) bind(pod *v1.Pod, pn *plannedState) error {
 	pn.Pods = append(pn.Pods, pod)
 	pn.topo.Pods = append(pn.topo.Pods, pod)
 	pn.free.take(p.requestsOf(pod))
-	p.counted(p.classOf(pod), pod, pn.topo)
+	p.counted(c, pod, pn.topo)
 	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: pn.Name, Group: pn.Group, NewNode: true})
 	return nil
 }

@@ -34,12 +34,12 @@ func (p *planner) existingStates() []*existingState {
 }
 
 // bindExisting places pod on the existing node e.
-func (p *planner) bindExisting(pod *v1.Pod, e *existingState) error {
+func (p *planner) bindExisting(pod *v1.Pod, c *class, e *existingState) error {
 	if err := p.req.Cluster.AddPod(pod, e.topo.Name); err != nil {
 		return err
 	}
 	e.free.take(p.requestsOf(pod))
-	p.counted(p.classOf(pod), pod, e.topo)
+	p.counted(c, pod, e.topo)
 	p.placedPod(pod)
 	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: e.topo.Name, Group: e.topo.Group})
 	return nil
