@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
@@ -23,12 +24,15 @@ import (
 	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroups"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
+	canodes "k8s.io/autoscaler/cluster-autoscaler/processors/nodes"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/options"
 	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spreadscale/spreadscale/estimator"
 	"github.com/spreadscale/spreadscale/expander"
 	"github.com/spreadscale/spreadscale/processors"
+	"github.com/spreadscale/spreadscale/scaledown"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -71,6 +75,9 @@ type Setup struct {
 	BuildChain func(names []string) (caexpander.Strategy, caerrors.AutoscalerError)
 	// Spreadscale are spreadscale's own options.
 	Spreadscale Options
+	// Now is the clock of the scale-down guard (its drain simulation and
+	// event throttling); nil is time.Now. The simulator passes its clock.
+	Now func() time.Time
 }
 
 // Components are the CA parts Build assembles, for core.AutoscalerOptions
@@ -174,6 +181,11 @@ func Build(s Setup) (Components, error) {
 		}
 	}
 	wrapProcessors(s.Processors, current, s.Spreadscale.DeclaredDomains)
+	wrapScaleDown(s.Processors, scaledown.Config{
+		DeleteOptions: options.NewNodeDeleteOptions(o),
+		Defaults:      s.Spreadscale.Defaults,
+		Now:           s.Now,
+	})
 	c.Enabled = true
 	c.ExpanderStrategy = strategy
 	c.EstimatorBuilder = estimator.NewBuilder(current, binpacking)
@@ -222,6 +234,28 @@ func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimato
 	}
 	procs.NodeGroupListProcessor = &processors.PlanGroups{Inner: list, Current: current}
 	procs.ScaleUpStatusProcessor = &processors.PartialScaleUpEvents{Inner: procs.ScaleUpStatusProcessor}
+}
+
+// wrapScaleDown installs the scale-down guard (package scaledown) around
+// CA's scale-down processors: the candidates filter, the set filter, the
+// status reporter, and the template publisher the guard's domain universe
+// reads. CA's own processors keep running inside them; a nil one is CA's
+// default.
+func wrapScaleDown(procs *caprocessors.AutoscalingProcessors, c scaledown.Config) {
+	if procs.TemplateNodeInfoProvider != nil {
+		c.Templates = &scaledown.Templates{Inner: procs.TemplateNodeInfoProvider}
+		procs.TemplateNodeInfoProvider = c.Templates
+	}
+	guard := scaledown.NewGuard(c)
+	if procs.ScaleDownNodeProcessor == nil {
+		procs.ScaleDownNodeProcessor = canodes.NewPreFilteringScaleDownNodeProcessor()
+	}
+	procs.ScaleDownNodeProcessor = &scaledown.CandidatesFilter{Inner: procs.ScaleDownNodeProcessor, Guard: guard}
+	if procs.ScaleDownSetProcessor == nil {
+		procs.ScaleDownSetProcessor = canodes.NewAtomicResizeFilteringProcessor()
+	}
+	procs.ScaleDownSetProcessor = &scaledown.SetFilter{Inner: procs.ScaleDownSetProcessor, Guard: guard}
+	procs.ScaleDownStatusProcessor = &scaledown.StatusReporter{Inner: procs.ScaleDownStatusProcessor, Guard: guard}
 }
 
 // ParseDeclaredDomains parses a declared-domains file: YAML or JSON mapping a

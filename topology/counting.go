@@ -110,7 +110,10 @@ type Counts struct {
 // Count computes the counts of s's hard constraints over the nodes of u:
 // every counted node's domain first (a domain without a matching pod counts
 // 0), then the matching pods, found through the universe's pod index.
-func (u *Universe) Count(s *Spread) *Counts {
+func (u *Universe) Count(s *Spread) *Counts { return u.count(s, nil) }
+
+// count is Count over the nodes not named in removed.
+func (u *Universe) count(s *Spread, removed map[string]bool) *Counts {
 	c := &Counts{spread: s, per: make([]domainCounts, len(s.Hard)), self: make([]int, len(s.Hard))}
 	podLabels := labels.Set(s.Pod.Labels)
 	for i := range c.per {
@@ -120,7 +123,7 @@ func (u *Universe) Count(s *Spread) *Counts {
 		}
 	}
 	for _, n := range u.Nodes {
-		if !hasAllKeys(n.Node, s.Hard) {
+		if removed[n.Name] || !hasAllKeys(n.Node, s.Hard) {
 			continue
 		}
 		for i := range s.Hard {
@@ -137,6 +140,9 @@ func (u *Universe) Count(s *Spread) *Counts {
 		}
 		ix.candidates(s.Pod.Namespace, con.Selector, func(ref podRef) {
 			n := ref.node.Node
+			if removed[n.Name] {
+				return
+			}
 			if matches(s, con, ref.pod) && hasAllKeys(n, s.Hard) && s.counted(n, con) {
 				c.per[i].inc(ref.node.Labels[con.TopologyKey])
 			}

@@ -1,0 +1,148 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// CountAfterRemoval computes the counts of s's hard constraints in the
+// domain universe once the nodes named in removed are gone: the scheduler
+// view without those nodes and their pods, plus every domain a removed node
+// realized that a node group's template still carries.
+//
+// The rule, for each hard constraint whose key is not the hostname: a
+// removed node that was counted for the constraint (it carries every key of
+// the pod's hard constraints and passes the constraint's nodeAffinityPolicy
+// and nodeTaintsPolicy) leaves its domain counted, at the count of the pods
+// that remain there, when the template of some group of the universe
+// carries the same value and passes the same policies for this pod — the
+// same test the scale-up applies to a template (AdmitNew). A node group's
+// template stays a domain after its last node goes: the scale-up would plan
+// over it, so a removal may not collapse it.
+//
+// Hostname domains are never kept: every new node is a hostname domain of
+// its own, which the scheduler only sees once the node exists. Domains no
+// node realized before the removal are not added: a group that has been at
+// zero all along does not make the current spread a violation (the
+// scheduler does not count it either).
+func (u *Universe) CountAfterRemoval(s *Spread, removed map[string]bool) *Counts {
+	c := u.count(s, removed)
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if con.TopologyKey == v1.LabelHostname {
+			continue
+		}
+		for _, n := range u.Nodes {
+			if !removed[n.Name] || !hasAllKeys(n.Node, s.Hard) || !s.counted(n.Node, con) {
+				continue
+			}
+			value := n.Labels[con.TopologyKey]
+			if _, known := c.per[i].count[value]; !known && u.templateCarries(s, con, value) {
+				c.per[i].ensure(value)
+			}
+		}
+	}
+	return c
+}
+
+// templateCarries reports whether some group's template carries value for
+// con's key and would be counted for con: it has every non-hostname key of
+// the pod's hard constraints (a new node always gets its own hostname) and
+// passes con's inclusion policies.
+func (u *Universe) templateCarries(s *Spread, con *Constraint, value string) bool {
+	for _, g := range u.Groups {
+		t := g.Template
+		if t == nil || t.Labels[con.TopologyKey] != value || !hasKeysButHostname(t, s.Hard) {
+			continue
+		}
+		if s.counted(t, con) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasKeysButHostname is hasAllKeys without the hostname key.
+func hasKeysButHostname(node *v1.Node, cs []Constraint) bool {
+	for i := range cs {
+		if cs[i].TopologyKey == v1.LabelHostname {
+			continue
+		}
+		if _, ok := node.Labels[cs[i].TopologyKey]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// MinDomain returns a domain of constraint i whose count is the global
+// minimum (the smallest value in lexical order among ties), or "" when no
+// domain is counted or fewer than minDomains are (the minimum is then 0
+// by rule, not by a domain).
+func (c *Counts) MinDomain(i int) string {
+	d := &c.per[i]
+	if len(d.count) == 0 || len(d.count) < int(c.spread.Hard[i].MinDomains) {
+		return ""
+	}
+	values := make([]string, 0, d.atMin)
+	for v, n := range d.count {
+		if n == d.min {
+			values = append(values, v)
+		}
+	}
+	sort.Strings(values)
+	return values[0]
+}
+
+// Explain returns the rejection with the smallest excess skew among
+// nodes (nodes of the view the counts were computed over), or nil when
+// one of them admits the pod. Lacking a key ranks after every skew.
+func (c *Counts) Explain(nodes []*v1.Node) *Rejection {
+	var best *Rejection
+	for _, n := range nodes {
+		r := c.Admit(n)
+		if r == nil {
+			return nil
+		}
+		if best == nil || excess(r) < excess(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+func excess(r *Rejection) int {
+	if r.MissingKey {
+		return int(^uint(0) >> 1)
+	}
+	return r.MatchNum + r.SelfMatch - r.MinMatch - int(r.MaxSkew)
+}
+
+// Describe renders a rejection with the domain holding the global minimum:
+// "topologySpreadConstraints[0] (topology.kubernetes.io/zone, maxSkew 1):
+// zone-a would have skew 3 (matching 2 + self 1 - global minimum 0 in
+// zone-c)".
+func (c *Counts) Describe(r *Rejection) string {
+	if r == nil {
+		return ""
+	}
+	name := fmt.Sprintf("topologySpreadConstraints[%d]", r.Constraint)
+	if r.Constraint < 0 {
+		name = "default constraint"
+	}
+	if r.MissingKey {
+		return fmt.Sprintf("%s: no node carries topology key %q", name, r.TopologyKey)
+	}
+	where := "fewer domains than minDomains"
+	for i := range c.spread.Hard {
+		if c.spread.Hard[i].Index == r.Constraint && c.spread.Hard[i].TopologyKey == r.TopologyKey {
+			if d := c.MinDomain(i); d != "" {
+				where = d
+			}
+		}
+	}
+	return fmt.Sprintf("%s (%s, maxSkew %d): %s would have skew %d (matching %d + self %d - global minimum %d in %s)",
+		name, r.TopologyKey, r.MaxSkew, r.Domain, r.MatchNum+r.SelfMatch-r.MinMatch, r.MatchNum, r.SelfMatch, r.MinMatch, where)
+}
