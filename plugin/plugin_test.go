@@ -18,6 +18,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 
 	"github.com/spreadscale/spreadscale/processors"
+	"github.com/spreadscale/spreadscale/scaledown"
 )
 
 func TestValidateFlags(t *testing.T) {
@@ -98,14 +99,36 @@ func TestBuildStockLeavesCAUntouched(t *testing.T) {
 	assert.NotEqual(t, "*plugin.Orchestrator", typeName(c.ScaleUpOrchestrator))
 	assert.NotEqual(t, "*processors.Balancer", typeName(procs.NodeGroupSetProcessor))
 	assert.NotEqual(t, "*processors.DeclaredDomains", typeName(procs.TemplateNodeInfoProvider))
+	assert.NotEqual(t, "*scaledown.CandidatesFilter", typeName(procs.ScaleDownNodeProcessor))
+	assert.NotEqual(t, "*scaledown.SetFilter", typeName(procs.ScaleDownSetProcessor))
+	assert.NotEqual(t, "*scaledown.StatusReporter", typeName(procs.ScaleDownStatusProcessor))
+}
+
+// TestBuildInstallsTheScaleDownGuard: whenever spreadscale is on, CA's
+// scale-down processors run inside the guard's.
+func TestBuildInstallsTheScaleDownGuard(t *testing.T) {
+	_, procs, err := buildWith(t, DefaultExpanders, Name, nil)
+	require.NoError(t, err)
+	candidates, ok := procs.ScaleDownNodeProcessor.(*scaledown.CandidatesFilter)
+	require.True(t, ok, "ScaleDownNodeProcessor is %T", procs.ScaleDownNodeProcessor)
+	assert.NotNil(t, candidates.Inner)
+	set, ok := procs.ScaleDownSetProcessor.(*scaledown.SetFilter)
+	require.True(t, ok, "ScaleDownSetProcessor is %T", procs.ScaleDownSetProcessor)
+	assert.Same(t, candidates.Guard, set.Guard, "one guard per CA process")
+	reporter, ok := procs.ScaleDownStatusProcessor.(*scaledown.StatusReporter)
+	require.True(t, ok, "ScaleDownStatusProcessor is %T", procs.ScaleDownStatusProcessor)
+	assert.Same(t, candidates.Guard, reporter.Guard)
+	assert.IsType(t, &scaledown.Templates{}, procs.TemplateNodeInfoProvider)
 }
 
 func TestBuildDeclaredDomainsWrapTemplates(t *testing.T) {
 	_, procs, err := buildWith(t, DefaultExpanders, Name, map[string]map[string]string{
 		"ng": {processors.TemplateLabelPrefix + corev1.LabelTopologyZone: "zone-b"}})
 	require.NoError(t, err)
-	dd, ok := procs.TemplateNodeInfoProvider.(*processors.DeclaredDomains)
+	published, ok := procs.TemplateNodeInfoProvider.(*scaledown.Templates)
 	require.True(t, ok, "TemplateNodeInfoProvider is %T", procs.TemplateNodeInfoProvider)
+	dd, ok := published.Inner.(*processors.DeclaredDomains)
+	require.True(t, ok, "the guard's template publisher wraps %T", published.Inner)
 	assert.Equal(t, map[string]map[string]string{"ng": {corev1.LabelTopologyZone: "zone-b"}}, dd.Labels)
 }
 
@@ -122,7 +145,8 @@ func TestMetricsAreServedFromTheLegacyRegistry(t *testing.T) {
 	for _, f := range families {
 		names[f.GetName()] = true
 	}
-	for _, want := range []string{"spreadscale_planned_pods_total", "spreadscale_unplaced_pods_total"} {
+	scaledown.RegisterMetrics()
+	for _, want := range []string{"spreadscale_planned_pods_total", "spreadscale_unplaced_pods_total", "spreadscale_scale_down_blocked_nodes"} {
 		assert.True(t, names[want], "%s is not served", want)
 	}
 }

@@ -37,7 +37,13 @@ var (
 // RegisterMetrics registers the guard's metrics in the legacy registry CA's
 // /metrics serves; more calls are no-ops.
 func RegisterMetrics() {
-	registerMetrics.Do(func() { legacyregistry.MustRegister(blockedNodes) })
+	registerMetrics.Do(func() {
+		legacyregistry.MustRegister(blockedNodes)
+		// Both series exist from the start, at 0.
+		for _, v := range []View{DrainTime, DomainUniverse} {
+			blockedNodes.WithLabelValues(string(v)).Set(0)
+		}
+	})
 }
 
 var _ castatus.ScaleDownStatusProcessor = &StatusReporter{}
