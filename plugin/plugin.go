@@ -22,6 +22,7 @@ import (
 	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupconfig"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroups"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 	canodes "k8s.io/autoscaler/cluster-autoscaler/processors/nodes"
@@ -185,7 +186,7 @@ func Build(s Setup) (Components, error) {
 		DeleteOptions: options.NewNodeDeleteOptions(o),
 		Defaults:      s.Spreadscale.Defaults,
 		Now:           s.Now,
-	})
+	}, s.Processors.NodeGroupConfigProcessor)
 	c.Enabled = true
 	c.ExpanderStrategy = strategy
 	c.EstimatorBuilder = estimator.NewBuilder(current, binpacking)
@@ -241,7 +242,8 @@ func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimato
 // status reporter, and the template publisher the guard's domain universe
 // reads. CA's own processors keep running inside them; a nil one is CA's
 // default.
-func wrapScaleDown(procs *caprocessors.AutoscalingProcessors, c scaledown.Config) {
+func wrapScaleDown(procs *caprocessors.AutoscalingProcessors, c scaledown.Config, ngConfig nodegroupconfig.NodeGroupConfigProcessor) {
+	c.NodeGroupConfig = ngConfig
 	if procs.TemplateNodeInfoProvider != nil {
 		c.Templates = &scaledown.Templates{Inner: procs.TemplateNodeInfoProvider}
 		procs.TemplateNodeInfoProvider = c.Templates

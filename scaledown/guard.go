@@ -6,6 +6,8 @@ import (
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/eligibility"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupconfig"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/drainability/rules"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/options"
 
@@ -65,6 +67,9 @@ type Guard struct {
 	defaults      *topology.Defaults
 	now           func() time.Time
 	templates     *Templates
+	// eligibility is CA's scale-down eligibility check (utilization
+	// threshold, annotations, readiness); nil checks every candidate.
+	eligibility *eligibility.Checker
 
 	mu sync.Mutex
 	// loop is the current loop's record: written by the filters, taken by
@@ -83,6 +88,10 @@ type Config struct {
 	Now func() time.Time
 	// Templates is the loop's node group templates.
 	Templates *Templates
+	// NodeGroupConfig, when set, lets the guard check only the candidates
+	// CA's eligibility check passes (the ones CA goes on to simulate), with
+	// CA's per-group thresholds.
+	NodeGroupConfig nodegroupconfig.NodeGroupConfigProcessor
 }
 
 // NewGuard returns a Guard.
@@ -97,7 +106,11 @@ func NewGuard(c Config) *Guard {
 		c.Templates = &Templates{}
 	}
 	RegisterMetrics()
-	return &Guard{deleteOptions: c.DeleteOptions, drainRules: c.DrainRules, defaults: c.Defaults, now: c.Now, templates: c.Templates}
+	g := &Guard{deleteOptions: c.DeleteOptions, drainRules: c.DrainRules, defaults: c.Defaults, now: c.Now, templates: c.Templates}
+	if c.NodeGroupConfig != nil {
+		g.eligibility = eligibility.NewChecker(c.NodeGroupConfig)
+	}
+	return g
 }
 
 // record is one loop's verdicts: the nodes the guard kept. Values are

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/unremovable"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodeinfosprovider"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodes"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator"
@@ -48,10 +49,15 @@ func (f *CandidatesFilter) GetScaleDownCandidates(ctx *context.AutoscalingContex
 		return candidates, aerr
 	}
 	g := f.Guard
+	eligible := g.eligible(ctx, candidates)
 	view, err := g.newView(ctx)
 	var kept []*apiv1.Node
 	var blocked []*Blocked
 	for _, node := range candidates {
+		if !eligible(node.Name) {
+			kept = append(kept, node)
+			continue
+		}
 		evicted := g.evictable(ctx, node)
 		if len(g.spreadPods(evicted)) == 0 {
 			kept = append(kept, node)
@@ -75,6 +81,21 @@ func (f *CandidatesFilter) GetScaleDownCandidates(ctx *context.AutoscalingContex
 	}
 	g.publish(true, blocked)
 	return kept, nil
+}
+
+// eligible returns whether CA's eligibility check passes a candidate (CA
+// simulates only those; the guard leaves the rest to it). Without CA's
+// node group config every candidate is eligible.
+func (g *Guard) eligible(ctx *context.AutoscalingContext, candidates []*apiv1.Node) func(string) bool {
+	if g.eligibility == nil {
+		return func(string) bool { return true }
+	}
+	names, _, _ := g.eligibility.FilterOutUnremovable(ctx, candidates, g.now(), unremovable.NewNodes())
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return func(name string) bool { return set[name] }
 }
 
 // evictable is what CA's drain would evict from node
