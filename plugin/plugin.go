@@ -2,7 +2,8 @@
 // function that assembles the scale-up parts of CA — the binpacking
 // estimator, the --expander chain, the scale-up orchestrator — with
 // spreadscale's orchestrator wrapper, estimator, expander filter and
-// processors when the flags ask for it. The custom CA main
+// processors when the flags ask for it, and the scale-down guard (package
+// scaledown) around CA's scale-down processors. The custom CA main
 // (cmd/cluster-autoscaler) and the simulation harness (test/sim) both call
 // it, so the simulator runs exactly what users deploy.
 package plugin
@@ -139,7 +140,9 @@ func splitNames(s string) []string {
 // thresholds), expander strategy and scale-up orchestrator. When the flags
 // use spreadscale (see Validate), it also registers the topology-spread
 // expander filter, wraps the processors (declared domains on the templates,
-// the plan-following balancer), puts the topology-spread estimator in front
+// the plan-following balancer, the scale-down guard's candidates filter,
+// set filter, status reporter and template publisher), puts the
+// topology-spread estimator in front
 // of binpacking and wraps CA's orchestrator in Orchestrator, whose plan
 // chooses groups inside a domain with the chain after topology-spread (or
 // expander.InDomainDefault when topology-spread is the whole chain).

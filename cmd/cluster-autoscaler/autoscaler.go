@@ -203,7 +203,7 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 			"CA's scheduling simulation applies them, spreadscale's planner does not (pods without constraints of their own "+
 			"are planned as if unconstrained)", config.SchedulerConfigFileFlag, names)
 	}
-	klog.Infof("spreadscale installed: --expander=%s --estimator=%s", o.ExpanderNames, o.EstimatorName)
+	klog.Infof("spreadscale installed: --expander=%s --estimator=%s; scale-down guard on (no removal that breaks a DoNotSchedule spread)", o.ExpanderNames, o.EstimatorName)
 	return nil
 }
 
