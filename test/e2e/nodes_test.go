@@ -1,0 +1,186 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// createProviderConfig writes the kwok provider's two ConfigMaps: its
+// config and the node templates (one per group; the kwok provider reads the
+// group's min and max from annotations and its size from the nodes present).
+func (s *scenario) createProviderConfig() {
+	s.t.Helper()
+	config := strings.Join([]string{
+		"apiVersion: v1alpha1",
+		"readNodesFrom: configmap",
+		"nodegroups:",
+		"  fromNodeLabelKey: " + strconv.Quote(groupLabel),
+		"nodes:",
+		"  skipTaint: true",
+		"configmap:",
+		"  name: kwok-provider-templates",
+	}, "\n") + "\n"
+
+	var items []corev1.Node
+	for _, g := range s.groups {
+		annotations := map[string]string{
+			kwokMinAnnotation: "0",
+			kwokMaxAnnotation: strconv.Itoa(g.Max),
+		}
+		var conditions []corev1.NodeCondition
+		if g.ReadyDelay > 0 {
+			annotations[readyDelayAnnotation] = strconv.Itoa(int(g.ReadyDelay.Seconds()))
+			// Created NotReady, as a kubelet registers: a node without any
+			// Ready condition loses its not-ready taint to the controller
+			// manager and takes pods before kwok gets to it.
+			conditions = []corev1.NodeCondition{{
+				Type:    corev1.NodeReady,
+				Status:  corev1.ConditionFalse,
+				Reason:  "KubeletNotReady",
+				Message: "e2e: not Ready until its ready-delay-seconds have passed",
+			}}
+		}
+		items = append(items, corev1.Node{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        s.groupID(g.Zone),
+				Labels:      s.nodeLabels(g),
+				Annotations: annotations,
+			},
+			Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: registeringTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
+			Status: corev1.NodeStatus{
+				Capacity:    nodeResources(),
+				Allocatable: nodeResources(),
+				Conditions:  conditions,
+			},
+		})
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	templates, err := json.Marshal(list)
+	if err != nil {
+		s.t.Fatalf("encoding node templates: %v", err)
+	}
+	for name, data := range map[string]map[string]string{
+		"kwok-provider-config":    {"config": config},
+		"kwok-provider-templates": {"templates": string(templates)},
+	} {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.caNS}, Data: data}
+		if _, err := env.client.CoreV1().ConfigMaps(s.caNS).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			s.t.Fatalf("creating ConfigMap %s/%s: %v", s.caNS, name, err)
+		}
+	}
+}
+
+// createInitialNodes creates the groups' initial nodes the way the kwok
+// provider would, and waits until they are Ready and schedulable.
+func (s *scenario) createInitialNodes() {
+	s.t.Helper()
+	ctx := context.Background()
+	var names []string
+	for _, g := range s.groups {
+		for i := 0; i < g.Initial; i++ {
+			name := fmt.Sprintf("%s-init-%d", s.groupID(g.Zone), i)
+			labels := s.nodeLabels(g)
+			labels[corev1.LabelHostname] = name
+			node := &corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:   name,
+					Labels: labels,
+					Annotations: map[string]string{
+						kwokManagedAnnotation: "fake",
+						kwokGroupAnnotation:   s.groupID(g.Zone),
+					},
+				},
+				Spec:   corev1.NodeSpec{ProviderID: "kwok:" + name},
+				Status: corev1.NodeStatus{Capacity: nodeResources(), Allocatable: nodeResources()},
+			}
+			if _, err := env.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+				s.t.Fatalf("creating node %s: %v", name, err)
+			}
+			names = append(names, name)
+		}
+	}
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		for _, name := range names {
+			n, err := env.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			if !nodeUsable(n) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		s.t.Fatalf("initial nodes %v did not become Ready and untainted: %v", names, err)
+	}
+	for _, name := range names {
+		n, err := env.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if got := n.Status.Allocatable.Cpu().String(); got != nodeCPU {
+			s.t.Fatalf("node %s has allocatable cpu %s, want %s (status not kept on create?)", name, got, nodeCPU)
+		}
+	}
+}
+
+func nodeUsable(n *corev1.Node) bool {
+	ready := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			ready = true
+		}
+	}
+	return ready && len(n.Spec.Taints) == 0
+}
+
+// registrar does, for nodes the kwok provider creates, what a kubelet does
+// when it registers: set the hostname label to the node's name (the kwok
+// provider copies the template's labels verbatim). It then lifts the
+// registering taint.
+func (s *scenario) registrar(ctx context.Context) {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		nodes, err := env.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id})
+		if err != nil {
+			continue
+		}
+		for i := range nodes.Items {
+			n := &nodes.Items[i]
+			var kept []corev1.Taint
+			registering := false
+			for _, taint := range n.Spec.Taints {
+				if taint.Key == registeringTaint {
+					registering = true
+					continue
+				}
+				kept = append(kept, taint)
+			}
+			if !registering {
+				continue
+			}
+			n.Spec.Taints = kept
+			n.Labels[corev1.LabelHostname] = n.Name
+			// Conflicts are retried on the next tick.
+			_, _ = env.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		}
+	}
+}
