@@ -88,7 +88,7 @@ func (d *Decider) prepare() error {
 	r := d.r
 	now := time.Now()
 	r.actx.ClusterSnapshot = predicate.NewPredicateSnapshot(store.NewDeltaSnapshotStore(snapshotParallelism), r.actx.FrameworkHandle, r.actx.DynamicResourceAllocationEnabled)
-	r.actx.ListerRegistry = r.listers()
+	r.refreshListers()
 	if err := r.actx.ClusterSnapshot.SetClusterState(r.nodes, r.bound, nil); err != nil {
 		return fmt.Errorf("sim: CA cluster snapshot: %w", err)
 	}

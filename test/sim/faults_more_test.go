@@ -32,7 +32,7 @@ func TestFaultNeverRegisters(t *testing.T) {
 					"95 15m50s: ng-b 2->3; bound 1",
 				},
 				requested: 6, loops: 95, allBound: 15*time.Minute + 50*time.Second, groups: final,
-			}.check(t, run(t, s, sim.Config{Seed: scenarioSeed, ParallelScaleUp: parallel}))
+			}.check(t, run(t, s, scaleUpOnly(sim.Config{Seed: scenarioSeed, ParallelScaleUp: parallel})))
 		})
 		t.Run(fmt.Sprintf("spreadscale parallel=%v", parallel), func(t *testing.T) {
 			res := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true, ParallelScaleUp: parallel})
@@ -90,7 +90,7 @@ func TestFaultPartialExecution(t *testing.T) {
 					"95 15m50s: failed ng-a: " + quota + "; bound 0",
 				},
 				requested: 3, loops: 190, pending: 1, groups: final,
-			}.check(t, run(t, s, sim.Config{Seed: scenarioSeed, ParallelScaleUp: parallel}))
+			}.check(t, run(t, s, scaleUpOnly(sim.Config{Seed: scenarioSeed, ParallelScaleUp: parallel})))
 		})
 	}
 	later := []string{
@@ -98,7 +98,7 @@ func TestFaultPartialExecution(t *testing.T) {
 		"93 15m30s: failed ng-a: " + quota + "; bound 0",
 	}
 	t.Run("spreadscale sequential", func(t *testing.T) {
-		res := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true})
+		res := run(t, s, scaleUpOnly(sim.Config{Seed: scenarioSeed, Spreadscale: true}))
 		faultOutcome{
 			events: append([]string{
 				"1 10s: ng-c 0->2; failed ng-a: " + quota + "; bound 2",
@@ -109,7 +109,7 @@ func TestFaultPartialExecution(t *testing.T) {
 		assert.Contains(t, res.Unschedulable[0].Reason, "left out of this loop's plan: ng-a (backed off after a failed scale-up: "+quota+")")
 	})
 	t.Run("spreadscale parallel", func(t *testing.T) {
-		res := run(t, s, sim.Config{Seed: scenarioSeed, Spreadscale: true, ParallelScaleUp: true})
+		res := run(t, s, scaleUpOnly(sim.Config{Seed: scenarioSeed, Spreadscale: true, ParallelScaleUp: true}))
 		faultOutcome{
 			events:    append([]string{"1 10s: ng-b 1->2; ng-c 0->2; failed ng-a: " + quota + "; bound 3"}, later...),
 			requested: 3, loops: 190, pending: 1, groups: final,
@@ -119,13 +119,23 @@ func TestFaultPartialExecution(t *testing.T) {
 }
 
 // The default MaxLoops covers the delays, the provision time and CA's
-// maximum backoff.
+// maximum backoff; with scale-down enabled (CA's default) also three removal
+// cycles of --scale-down-delay-after-add, --scale-down-unneeded-time and
+// the two loops of a drain.
 func TestDefaultMaxLoops(t *testing.T) {
 	plain := faultScenario(nil)
-	assert.Equal(t, 10, sim.DefaultMaxLoops(plain, sim.Config{}))
-	assert.Equal(t, 19, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {Delay: 90 * time.Second}}), sim.Config{}))
-	assert.Equal(t, 190, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {Error: "x"}}), sim.Config{}))
-	assert.Equal(t, 280, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {NeverRegisters: true}}), sim.Config{}))
+	off := scaleUpOnly(sim.Config{})
+	assert.Equal(t, 10, sim.DefaultMaxLoops(plain, off))
+	assert.Equal(t, 19, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {Delay: 90 * time.Second}}), off))
+	assert.Equal(t, 190, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {Error: "x"}}), off))
+	assert.Equal(t, 280, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {NeverRegisters: true}}), off))
 	assert.Equal(t, 10+(5*60+30*60)/30, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {NeverRegisters: true}}),
-		sim.Config{ScanInterval: 30 * time.Second, MaxNodeProvisionTime: 5 * time.Minute}))
+		scaleUpOnly(sim.Config{ScanInterval: 30 * time.Second, MaxNodeProvisionTime: 5 * time.Minute})))
+
+	// 3 × (10m + 10m + 2 × 10s) / 10s = 366 more loops at CA's defaults.
+	assert.Equal(t, 10+366, sim.DefaultMaxLoops(plain, sim.Config{}))
+	assert.Equal(t, 190+366, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {Error: "x"}}), sim.Config{}))
+	// 3 × (30s + 15s + 2 × 5s) / 5s = 33.
+	assert.Equal(t, 10+33, sim.DefaultMaxLoops(plain, sim.Config{ScanInterval: 5 * time.Second,
+		ScaleDownDelayAfterAdd: ptr(30 * time.Second), ScaleDownUnneededTime: ptr(15 * time.Second)}))
 }

@@ -120,6 +120,17 @@ func (w workload) pod(name string) *apiv1.Pod {
 	return p
 }
 
+// scaleUpOnly returns cfg with CA's scale-down off (--scale-down-enabled=false),
+// for tests about scale-up alone whose outcome MaxLoops or an idle node's
+// later removal would otherwise change.
+func scaleUpOnly(cfg sim.Config) sim.Config {
+	cfg.ScaleDownEnabled = ptr(false)
+	return cfg
+}
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
+
 // run runs s with cfg and fails the test on error.
 func run(t *testing.T, s sim.Scenario, cfg sim.Config) *sim.Result {
 	t.Helper()

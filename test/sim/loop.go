@@ -2,30 +2,49 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
 
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown"
+	scaledownstatus "k8s.io/autoscaler/cluster-autoscaler/core/scaledown/status"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 )
 
 // run executes the loops and assembles the Result. Loop k runs at simEpoch
-// plus k times ScanInterval. A loop that neither scaled nor bound anything
-// ends the run only when nothing can still change without CA: no instance
-// is provisioning, CA counted no upcoming node, no scale-up failed in the
-// loop and no group is backed off (its backoff would expire and CA retry).
+// plus k times ScanInterval. With no pod pending the next loop runs only
+// when scale-down may still act (scaleDownMayAct). A quiet loop — nothing
+// scaled up, bound, removed or evicted — ends the run only when nothing can
+// still change without CA: no instance is provisioning, CA counted no
+// upcoming node, no scale-up failed in the loop, no group is backed off
+// (its backoff would expire and CA retry), CA counts no node as unneeded
+// and no node deletion is under way.
 func (r *runner) run(ctx context.Context) (*Result, error) {
 	res := &Result{}
 	if _, err := r.schedulePending(ctx, 0, res); err != nil {
 		return nil, err
 	}
 	stoppedByMaxLoops := false
-	for loop := 1; len(r.pending) > 0; loop++ {
+	for loop := 1; ; loop++ {
+		if len(r.pending) == 0 {
+			may, err := r.scaleDownMayAct()
+			if err != nil {
+				return nil, err
+			}
+			if !may {
+				break
+			}
+		}
 		if loop > r.cfg.MaxLoops {
 			stoppedByMaxLoops = true
 			break
@@ -33,22 +52,53 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		at := time.Duration(loop) * r.cfg.ScanInterval
-		r.clock.set(simEpoch.Add(at))
-		l, err := r.autoscale(loop)
+		l, changed, err := r.runLoop(ctx, loop, res)
 		if err != nil {
 			return nil, err
 		}
-		l.Time = at
-		l.FailedScaleUps = r.backoff.takeFailures()
-		if l.BoundPods, err = r.schedulePending(ctx, loop, res); err != nil {
-			return nil, err
-		}
 		res.Loops = append(res.Loops, l)
-		if len(l.ScaleUps) == 0 && l.BoundPods == 0 && !r.waiting(l) {
+		if !changed && !r.waiting(l) && !r.scaleDownPending() {
 			break
 		}
 	}
+	r.fillResult(res, stoppedByMaxLoops)
+	return res, nil
+}
+
+// runLoop runs loop: CA's part (autoscale) at the loop's simulated time,
+// then the pods CA's drains evicted go pending (recreated by their
+// controllers), the node deletions CA asked for are scheduled for the end
+// of the next loop, CA's taints are copied onto the nodes, the scheduler
+// binds what it can, and the deletions due are carried out. It reports
+// whether the loop changed the cluster.
+func (r *runner) runLoop(ctx context.Context, loop int, res *Result) (Loop, bool, error) {
+	at := time.Duration(loop) * r.cfg.ScanInterval
+	now := simEpoch.Add(at)
+	r.clock.set(now)
+	l := Loop{Time: at, PendingPods: len(r.pending)}
+	if err := r.autoscale(ctx, loop, &l); err != nil {
+		return Loop{}, false, err
+	}
+	l.FailedScaleUps = r.backoff.takeFailures()
+	if evicted := r.api.takeEvictions(); len(evicted) > 0 {
+		l.EvictedPods = r.evictPods(evicted, now)
+	}
+	r.scheduleDeletions(loop)
+	if err := r.api.copyNodesBack(r.nodes); err != nil {
+		return Loop{}, false, fmt.Errorf("sim: loop %d: %w", loop, err)
+	}
+	var err error
+	if l.BoundPods, err = r.schedulePending(ctx, loop, res); err != nil {
+		return Loop{}, false, err
+	}
+	removed := r.deleteDueNodes(loop, now)
+	changed := len(l.ScaleUps) > 0 || l.BoundPods > 0 || len(l.ScaleDowns) > 0 || len(l.EvictedPods) > 0 || len(removed) > 0
+	return l, changed, nil
+}
+
+// fillResult sets the final group sizes, pending pods, nodes and bound pods
+// of res.
+func (r *runner) fillResult(res *Result, stoppedByMaxLoops bool) {
 	for _, g := range r.scenario.NodeGroups {
 		res.NodeGroups = append(res.NodeGroups, GroupSize{Name: g.Name, From: r.initialSize[g.Name], To: r.groupSize(g.Name)})
 	}
@@ -65,7 +115,6 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	for _, p := range r.bound {
 		res.BoundPods = append(res.BoundPods, p.DeepCopy())
 	}
-	return res, nil
 }
 
 // waiting reports whether a loop l that neither scaled nor bound anything
@@ -75,78 +124,174 @@ func (r *runner) waiting(l Loop) bool {
 	return len(r.launching) > 0 || len(l.UpcomingNodes) > 0 || len(l.FailedScaleUps) > 0 || r.backedOff()
 }
 
-// autoscale runs one CA loop's scale-up part as StaticAutoscaler.RunOnce
-// does at the simulated time now: the nodes due register first; then the
-// snapshot of the nodes and bound pods, template NodeInfos of every group
-// from the TemplateNodeInfoProvider, the ClusterStateRegistry update, the
-// removal of long-unregistered instances, the cluster health check, the
-// target-size fix (which ends the loop when it fixed something), the
-// upcoming nodes added to the snapshot, the pod list processor, then
-// ScaleUp unless no pod needs help or the ready nodes already reach
-// --max-nodes-total. The instances of the executed scale-ups are launched
-// before it returns (and registered at once when their delay is 0).
+// scaleDownPending reports whether CA's scale-down may still remove a node
+// without anything else changing: CA counts a node as unneeded (its timer
+// runs), or a deletion is not carried out yet.
+func (r *runner) scaleDownPending() bool {
+	return r.actx.ScaleDownEnabled && (len(r.planner.UnneededNodes()) > 0 || r.deletionsPending())
+}
+
+// autoscale runs one CA loop as StaticAutoscaler.RunOnce does at the
+// simulated time now: the nodes due register first; the fake API server
+// gets the simulation's nodes (and, with scale-down, pods) and, in the
+// first loop, CA's clean-up of ToBeDeleted taints; the actuation status is
+// taken; then the snapshot of the nodes and bound pods, the PDB tracker,
+// template NodeInfos of every group from the TemplateNodeInfoProvider and
+// the ClusterStateRegistry update; from there on every loop ends with the
+// ScaleDownStatusProcessor (RunOnce's deferred block), whatever the rest
+// (autoscaleRest) does.
 //
 // The TemplateNodeInfoProvider alone gets the wall-clock time: node
 // timestamps lie long before it, so every registered node counts as past
 // CA's one-minute template stabilization delay, as in the runs without
 // provisioning delays. CA (and the plugin) get deep copies of the nodes and
 // pods, so nothing they do to the objects can leak into the simulated
-// cluster.
-func (r *runner) autoscale(loop int) (Loop, error) {
+// cluster; what CA writes through its ClientSet comes back as taints.
+func (r *runner) autoscale(ctx context.Context, loop int, l *Loop) error {
 	now := r.clock.Now()
 	r.registerDue(now)
+	r.callbacks.reset()
+	if err := r.syncAPI(); err != nil {
+		return fmt.Errorf("sim: loop %d: fake API server: %w", loop, err)
+	}
+	if !r.initialized {
+		r.cleanUpIfRequired(deepCopyAll(r.nodes))
+		if err := r.api.copyNodesBack(r.nodes); err != nil {
+			return fmt.Errorf("sim: loop %d: %w", loop, err)
+		}
+	}
+	as := r.actuator.CheckStatus()
 	nodes := deepCopyAll(r.nodes)
-	r.actx.ListerRegistry = r.listers()
+	r.refreshListers()
 	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.bound), nil); err != nil {
-		return Loop{}, fmt.Errorf("sim: loop %d: CA cluster snapshot: %w", loop, err)
+		return fmt.Errorf("sim: loop %d: CA cluster snapshot: %w", loop, err)
+	}
+	r.actx.RemainingPdbTracker.Clear()
+	if err := r.actx.RemainingPdbTracker.SetPdbs(nil); err != nil {
+		return fmt.Errorf("sim: loop %d: CA PDB tracker: %w", loop, err)
 	}
 	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, nodes, []*appsv1.DaemonSet{}, r.taintConfig, time.Now())
 	if aerr != nil {
-		return Loop{}, fmt.Errorf("sim: loop %d: CA template node infos: %w", loop, aerr)
+		return fmt.Errorf("sim: loop %d: CA template node infos: %w", loop, aerr)
 	}
 	r.refreshInstances(now)
 	if err := r.csr.UpdateNodes(nodes, nodeInfos, now); err != nil {
-		return Loop{}, fmt.Errorf("sim: loop %d: CA cluster state: %w", loop, err)
+		r.planner.CleanUpUnneededNodes()
+		return fmt.Errorf("sim: loop %d: CA cluster state: %w", loop, err)
 	}
+	st := &scaledownstatus.ScaleDownStatus{Result: scaledownstatus.ScaleDownNotTried}
+	defer r.processScaleDownStatus(st)
+	return r.autoscaleRest(ctx, loop, l, nodes, nodeInfos, as, st)
+}
+
+// autoscaleRest is the rest of RunOnce: the removal of long-unregistered
+// instances, the cluster health check (an unhealthy cluster ends the loop
+// and resets the unneeded-node timers), the target-size fix (which ends the
+// loop when it fixed something), the upcoming nodes added to the snapshot
+// and the registered ones still starting dropped from scale-down's nodes,
+// the pod list processor, then ScaleUp unless no pod needs help or the
+// ready nodes already reach --max-nodes-total. The instances of the
+// executed scale-ups are launched (and registered at once when their delay
+// is 0). A scale-up that failed, or one that succeeded (which starts the
+// scale-down cooldown), ends the loop; otherwise scale-down runs.
+func (r *runner) autoscaleRest(ctx context.Context, loop int, l *Loop, nodes []*apiv1.Node, nodeInfos map[string]*caframework.NodeInfo, as scaledown.ActuationStatus, st *scaledownstatus.ScaleDownStatus) error {
+	now := r.clock.Now()
 	if err := r.removeOldUnregistered(now); err != nil {
-		return Loop{}, fmt.Errorf("sim: loop %d: CA unregistered nodes: %w", loop, err)
+		return fmt.Errorf("sim: loop %d: CA unregistered nodes: %w", loop, err)
 	}
 	clear(r.caReason)
 	if !r.csr.IsClusterHealthy() {
+		r.planner.CleanUpUnneededNodes()
 		r.setReasons(r.pending, "cluster is unhealthy (too many unready nodes); CA does not scale up")
-		return Loop{}, nil
+		return nil
 	}
 	if fixed, err := r.fixNodeGroupSizes(now); err != nil || fixed {
 		if err != nil {
-			return Loop{}, fmt.Errorf("sim: loop %d: CA node group sizes: %w", loop, err)
+			return fmt.Errorf("sim: loop %d: CA node group sizes: %w", loop, err)
 		}
 		r.setReasons(r.pending, "CA fixed a node group's target size and skipped the rest of the loop")
-		return Loop{}, nil
+		return nil
 	}
-	upcoming, _ := r.csr.GetUpcomingNodes()
-	l := Loop{}
+	upcoming, notStarted := r.csr.GetUpcomingNodes()
 	if len(upcoming) > 0 {
 		l.UpcomingNodes = maps.Clone(upcoming)
 	}
 	if err := r.addUpcomingNodes(upcoming, nodeInfos); err != nil {
-		return Loop{}, fmt.Errorf("sim: loop %d: CA upcoming nodes: %w", loop, err)
+		return fmt.Errorf("sim: loop %d: CA upcoming nodes: %w", loop, err)
 	}
-	scaleUps, err := r.scaleUp(loop, nodes, nodeInfos, upcoming)
+	allNodes, err := r.dropNotStarted(nodes, notStarted)
 	if err != nil {
-		return Loop{}, err
+		return fmt.Errorf("sim: loop %d: %w", loop, err)
 	}
-	l.ScaleUps = scaleUps
-	for _, u := range scaleUps {
+	up, err := r.scaleUp(loop, nodes, nodeInfos, upcoming)
+	if err != nil {
+		return err
+	}
+	l.ScaleUps = up.scaleUps
+	for _, u := range up.scaleUps {
 		r.launch(u.NodeGroup, u.To-u.From, now)
 	}
 	r.registerDue(now)
-	return l, nil
+	switch {
+	case up.err != nil:
+		return nil
+	case up.status != nil && up.status.Result == status.ScaleUpSuccessful:
+		r.lastScaleUpTime = now
+		st.Result = scaledownstatus.ScaleDownInCooldown
+		return nil
+	case !r.actx.ScaleDownEnabled:
+		return nil
+	}
+	return r.scaleDown(ctx, now, allNodes, as, st, l)
+}
+
+// dropNotStarted returns nodes without the registered nodes CA counts as
+// upcoming (still starting) and removes those from CA's snapshot, as
+// RunOnce does so that scale-down never considers them.
+func (r *runner) dropNotStarted(nodes []*apiv1.Node, notStarted map[string][]string) ([]*apiv1.Node, error) {
+	drop := map[string]bool{}
+	for _, names := range notStarted {
+		for _, name := range names {
+			drop[name] = true
+		}
+	}
+	if len(drop) == 0 {
+		return nodes, nil
+	}
+	for _, name := range sortedKeys(drop) {
+		if err := r.actx.ClusterSnapshot.RemoveNodeInfo(name); err != nil && !errors.Is(err, clustersnapshot.ErrNodeNotFound) {
+			return nil, fmt.Errorf("CA snapshot: remove starting node %s: %w", name, err)
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(nodes), func(n *apiv1.Node) bool { return drop[n.Name] }), nil
+}
+
+// syncAPI copies the simulation's nodes into the fake API server, and its
+// pods when scale-down may evict them.
+func (r *runner) syncAPI() error {
+	if err := r.api.syncNodes(r.nodes); err != nil {
+		return err
+	}
+	if !r.actx.ScaleDownEnabled {
+		return nil
+	}
+	return r.api.syncPods(append(slices.Clone(r.bound), r.pending...))
+}
+
+// scaleUpOutcome is what the scale-up part of a loop did: the group size
+// increases executed, CA's ScaleUpStatus (nil when ScaleUp did not run)
+// and its error.
+type scaleUpOutcome struct {
+	scaleUps []ScaleUp
+	status   *status.ScaleUpStatus
+	err      caerrors.AutoscalerError
 }
 
 // scaleUp runs the pod list processor and, when a pod needs help and
 // --max-nodes-total is not reached, CA's ScaleUp; it returns the group size
-// increases ScaleUp executed, from the groups' target sizes.
-func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*caframework.NodeInfo, upcoming map[string]int) ([]ScaleUp, error) {
+// increases ScaleUp executed (from the groups' target sizes), its status
+// and its error.
+func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*caframework.NodeInfo, upcoming map[string]int) (scaleUpOutcome, error) {
 	var readyNodes []*apiv1.Node
 	for _, n := range nodes {
 		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready && !n.Spec.Unschedulable {
@@ -155,7 +300,7 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 	}
 	toHelp, err := r.procs.PodListProcessor.Process(r.actx, deepCopyAll(r.pending))
 	if err != nil {
-		return nil, fmt.Errorf("sim: loop %d: CA pod list processor: %w", loop, err)
+		return scaleUpOutcome{}, fmt.Errorf("sim: loop %d: CA pod list processor: %w", loop, err)
 	}
 	helped := map[string]bool{}
 	for _, p := range toHelp {
@@ -176,18 +321,18 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 		}
 	}
 	if len(toHelp) == 0 {
-		return nil, nil
+		return scaleUpOutcome{}, nil
 	}
 	if r.actx.MaxNodesTotal > 0 && len(readyNodes) >= r.actx.MaxNodesTotal {
 		r.setReasons(toHelp, "pod didn't trigger scale-up: max total nodes in cluster reached")
-		return nil, nil
+		return scaleUpOutcome{}, nil
 	}
 	before := r.targetSizes()
-	status, aerr := r.orch.ScaleUp(toHelp, readyNodes, []*appsv1.DaemonSet{}, nodeInfos, false)
-	if status != nil {
-		r.procs.ScaleUpStatusProcessor.Process(r.actx, status)
+	st, aerr := r.orch.ScaleUp(toHelp, readyNodes, []*appsv1.DaemonSet{}, nodeInfos, false)
+	if st != nil {
+		r.procs.ScaleUpStatusProcessor.Process(r.actx, st)
 	}
-	r.recordScaleUpReasons(toHelp, status, aerr)
+	r.recordScaleUpReasons(toHelp, st, aerr)
 	after := r.targetSizes()
 	var scaleUps []ScaleUp
 	for _, g := range sortedKeys(after) {
@@ -195,7 +340,7 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 			scaleUps = append(scaleUps, ScaleUp{NodeGroup: g, From: before[g], To: after[g]})
 		}
 	}
-	return scaleUps, nil
+	return scaleUpOutcome{scaleUps: scaleUps, status: st, err: aerr}, nil
 }
 
 // setReasons sets CA's reason for every pod of pods.

@@ -46,10 +46,19 @@ func (r *runner) onScaleUp(group string, delta int) error {
 	return errors.New(g.Provisioning.Error)
 }
 
-// onScaleDown is the test cloud provider's DeleteNodes callback: the
-// instance is gone (CA deletes only unregistered instances here, see
-// removeOldUnregistered).
+// onScaleDown is the test cloud provider's DeleteNodes callback (the test
+// provider has already lowered the group's target size). An instance that
+// never registered is gone at once (removeOldUnregistered deletes those);
+// for a registered node — CA's actuator, from its goroutines — the request
+// is kept and carried out at the end of the next loop (see the package
+// doc's drain timing).
 func (r *runner) onScaleDown(_ string, name string) error {
+	r.drainMu.Lock()
+	defer r.drainMu.Unlock()
+	if _, registered := r.nodeGroupOf[name]; registered {
+		r.deleteRequests = append(r.deleteRequests, name)
+		return nil
+	}
 	r.provider.DeleteNode(&apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	r.launching = slices.DeleteFunc(r.launching, func(in instance) bool { return in.name == name })
 	return nil

@@ -75,6 +75,41 @@ func (r *Result) AllBoundAt() (time.Duration, bool) {
 	return r.Loops[last-1].Time, true
 }
 
+// Removals is the number of nodes whose deletion CA started over the Run.
+func (r *Result) Removals() int {
+	n := 0
+	for _, l := range r.Loops {
+		n += len(l.ScaleDowns)
+	}
+	return n
+}
+
+// ScaleUpsAfterRemoval is the number of group scale-ups CA executed in a
+// loop after one that started a node deletion: the scale-ups a removal may
+// have caused (a flap, when the removal evicted a pod that fits nowhere).
+func (r *Result) ScaleUpsAfterRemoval() int {
+	n, removed := 0, false
+	for _, l := range r.Loops {
+		if removed {
+			n += len(l.ScaleUps)
+		}
+		removed = removed || len(l.ScaleDowns) > 0
+	}
+	return n
+}
+
+// PodSecondsPending is the time pods waited, summed over pods: every pod
+// pending when a loop started (Loop.PendingPods, evicted pods included)
+// waited the time since the previous loop (the scan interval).
+func (r *Result) PodSecondsPending() time.Duration {
+	var total, prev time.Duration
+	for _, l := range r.Loops {
+		total += time.Duration(l.PendingPods) * (l.Time - prev)
+		prev = l.Time
+	}
+	return total
+}
+
 // CA 1.33.0's defaults for the durations the simulation reads.
 const (
 	defaultScanInterval         = 10 * time.Second // --scan-interval
@@ -82,15 +117,30 @@ const (
 	initialNodeGroupBackoff     = 5 * time.Minute  // --initial-node-group-backoff-duration
 	maxNodeGroupBackoff         = 30 * time.Minute // --max-node-group-backoff-duration
 	nodeGroupBackoffReset       = 3 * time.Hour    // --node-group-backoff-reset-timeout
+
+	defaultScaleDownUnneededTime  = 10 * time.Minute // --scale-down-unneeded-time
+	defaultScaleDownDelayAfterAdd = 10 * time.Minute // --scale-down-delay-after-add
+	// defaultScaleDownUtilizationThreshold is
+	// --scale-down-utilization-threshold.
+	defaultScaleDownUtilizationThreshold = 0.5
 )
+
+// scaleDownCycles is how many removal cycles (delay after add, unneeded
+// time, drain window) DefaultMaxLoops covers: enough to see a removal, the
+// scale-up it may cause and the next removal of the same node.
+const scaleDownCycles = 3
 
 // DefaultMaxLoops is the MaxLoops Run uses when cfg.MaxLoops is 0: 10 loops,
 // plus, when a group of s has Provisioning set, the loops (at
 // cfg.ScanInterval, default 10s) that cover the longest Delay, plus
 // --max-node-provision-time (cfg.MaxNodeProvisionTime, default 15m) when a
 // group never registers, plus CA's maximum node-group backoff (30m) when a
-// group fails or never registers. At the defaults: 19 loops for a 90s
-// delay, 190 for an error, 280 for a group that never registers.
+// group fails or never registers; plus, with scale-down enabled, the loops
+// of 3 removal cycles, each --scale-down-delay-after-add plus
+// --scale-down-unneeded-time plus the two loops of a drain. With scale-down
+// disabled, at the defaults: 10 loops, 19 for a 90s delay, 190 for an
+// error, 280 for a group that never registers; scale-down adds 366 at the
+// defaults (3 × (10m + 10m + 20s) / 10s).
 func DefaultMaxLoops(s Scenario, cfg Config) int {
 	cfg = withDefaults(cfg)
 	var span time.Duration
@@ -106,5 +156,10 @@ func DefaultMaxLoops(s Scenario, cfg Config) int {
 	if faulty {
 		span += maxNodeGroupBackoff
 	}
-	return 10 + int(math.Ceil(float64(span)/float64(cfg.ScanInterval)))
+	loops := 10 + int(math.Ceil(float64(span)/float64(cfg.ScanInterval)))
+	if cfg.scaleDownEnabled() {
+		cycle := *cfg.ScaleDownDelayAfterAdd + *cfg.ScaleDownUnneededTime + 2*cfg.ScanInterval
+		loops += scaleDownCycles * int(math.Ceil(float64(cycle)/float64(cfg.ScanInterval)))
+	}
+	return loops
 }

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes/fake"
 	kube_record "k8s.io/client-go/tools/record"
 
 	testcloudprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
@@ -19,7 +18,9 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/config"
 	cacontext "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/core/podlistprocessor"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/actuation"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/pdb"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/planner"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
 	"k8s.io/autoscaler/cluster-autoscaler/debuggingsnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/estimator"
@@ -28,13 +29,15 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/pods"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/predicate"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/store"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/drainability/rules"
 	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/options"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/backoff"
 	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
-	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/units"
 
@@ -75,6 +78,28 @@ type runner struct {
 	backoff            *simBackoff
 	launching          []instance // instances not registered yet, in launch order
 	instancesRefreshed time.Time  // last refresh of CA's instance cache
+
+	// Scale-down (scaledown.go, drain.go).
+	api       *fakeAPI            // CA's ClientSet
+	listerReg *simListers         // CA's ListerRegistry
+	callbacks *processorCallbacks // the context's ProcessorCallbacks
+	planner   *planner.Planner
+	actuator  *actuation.Actuator
+	// deleteOptions and drainabilityRules are main's, from the options.
+	deleteOptions     options.NodeDeleteOptions
+	drainabilityRules rules.Rules
+	initialized       bool // RunOnce's one-time clean-up of ToBeDeleted taints ran
+	podGenerations    int  // pods recreated so far, for their names and uids
+	// lastScaleUpTime, lastScaleDownDeleteTime and lastScaleDownFailTime
+	// are RunOnce's cooldown clocks, in simulated time.
+	lastScaleUpTime, lastScaleDownDeleteTime, lastScaleDownFailTime time.Time
+	// drainMu guards deleteRequests, which CA's DeleteNodes calls append to
+	// from the actuator's goroutines.
+	drainMu        sync.Mutex
+	deleteRequests []string
+	// draining are the nodes CA asked the provider to delete, each with the
+	// loop at whose end the provider deletes it.
+	draining []drainingNode
 }
 
 // estimatorName is --estimator: topology-spread in spreadscale mode,
@@ -89,13 +114,14 @@ func estimatorName(cfg Config) string {
 // autoscalingOptions are CA 1.33.0's flag defaults for everything the
 // scale-up path reads, with the scenario's --max-nodes-total, the expander
 // chain, the estimator, --balance-similar-node-groups,
-// --max-node-provision-time and --parallel-scale-up.
+// --max-node-provision-time and --parallel-scale-up, and the scale-down
+// options (scaleDownOptions). cfg has its defaults filled in.
 func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
-	return config.AutoscalingOptions{
+	o := config.AutoscalingOptions{
 		NodeGroupDefaults: config.NodeGroupAutoscalingOptions{
-			ScaleDownUtilizationThreshold:    0.5,
+			ScaleDownUtilizationThreshold:    *cfg.ScaleDownUtilizationThreshold,
 			ScaleDownGpuUtilizationThreshold: 0.5,
-			ScaleDownUnneededTime:            10 * time.Minute,
+			ScaleDownUnneededTime:            *cfg.ScaleDownUnneededTime,
 			ScaleDownUnreadyTime:             20 * time.Minute,
 			MaxNodeProvisionTime:             cfg.MaxNodeProvisionTime,
 		},
@@ -126,6 +152,8 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 			MaxFreeDifferenceRatio:           config.DefaultMaxFreeDifferenceRatio,
 		},
 	}
+	scaleDownOptions(&o, cfg)
+	return o
 }
 
 // expanderStream is the PCG stream of the "random" expander's source.
@@ -144,6 +172,9 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		schedReason: map[string]string{},
 		caReason:    map[string]string{},
 		clock:       &simClock{now: simEpoch},
+		api:         newFakeAPI(),
+		listerReg:   &simListers{},
+		callbacks:   &processorCallbacks{},
 	}
 	for i := range s.NodeGroups {
 		r.groups[s.NodeGroups[i].Name] = &s.NodeGroups[i]
@@ -168,6 +199,8 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 	}
 	topology.SortQueueOrder(r.pending)
 	r.namer = newNodeNamer(s.NodeGroups, r.nodes)
+	r.callbacks.reset()
+	r.refreshListers()
 
 	seed := uint64(cfg.Seed)
 	r.expanderSource = rand.NewPCG(seed, expanderStream)
@@ -205,10 +238,7 @@ func (r *runner) close() {
 //     scheduler profile over a DelegatingSchedulerSharedLister) but with a
 //     framework that stops with ctx (NewHandle's lives for the process), and
 //     a PredicateSnapshot over a BasicSnapshotStore;
-//   - processors.DefaultProcessors, with main's BalancingNodeGroupSetProcessor
-//     (generic comparator, default ratios) and main's pod list processor
-//     minus the currently-drained-nodes step (the simulation never scales
-//     down);
+//   - processors.DefaultProcessors with main's processors (buildProcessors);
 //   - the binpacking estimator with core's default thresholds (static
 //     max-nodes/duration, node-group capacity, cluster capacity) and the
 //     decreasing pod orderer;
@@ -218,17 +248,17 @@ func (r *runner) close() {
 //     the simulated clock (simBackoff), registered with the
 //     ScaleStateNotifier through simNotifier (which passes it the simulated
 //     time), and orchestrator.New().Initialize;
+//   - CA's scale-down (buildScaleDown) over main's NodeDeleteOptions and
+//     default drainability rules, its ClientSet the fake API server;
 //   - provider callbacks that fail IncreaseSize for a group with
-//     Provisioning.Error and drop the instances CA deletes.
+//     Provisioning.Error and keep the deletions CA asks for.
 //
 // In spreadscale mode the plugin wraps the processors, the estimator builder
 // and registers its expander before the chain is built.
 func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, expanderRng *rand.Rand, readyAt time.Time) error {
 	opts := autoscalingOptions(s, cfg)
-
 	cloudProvider := r.buildProvider(s, opts, readyAt)
-
-	client := fake.NewClientset()
+	client := r.api.client
 	delegatingLister := caframework.NewDelegatingSchedulerSharedLister()
 	fwk, err := newDefaultFramework(ctx, delegatingLister)
 	if err != nil {
@@ -244,22 +274,11 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 		return fmt.Errorf("sim: build CA log recorder: %w", err)
 	}
 	kubeClients := &cacontext.AutoscalingKubeClients{
-		ClientSet:      client,
-		Recorder:       recorder,
-		LogRecorder:    logRecorder,
-		ListerRegistry: r.listers(),
+		ClientSet: client, Recorder: recorder, LogRecorder: logRecorder, ListerRegistry: r.listerReg,
 	}
-
-	procs := processors.DefaultProcessors(opts)
-	procs.NodeGroupSetProcessor = &nodegroupset.BalancingNodeGroupSetProcessor{
-		Comparator: nodegroupset.CreateGenericNodeInfoComparator(opts.BalancingExtraIgnoredLabels, opts.NodeGroupSetRatios),
-	}
-	procs.PodListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{
-		podlistprocessor.NewClearTPURequestsPodListProcessor(),
-		podlistprocessor.NewFilterOutExpendablePodListProcessor(),
-		podlistprocessor.NewFilterOutSchedulablePodListProcessor(scheduling.ScheduleAnywhere),
-		podlistprocessor.NewFilterOutDaemonSetPodListProcessor(),
-	})
+	deleteOptions := options.NewNodeDeleteOptions(opts)
+	drainabilityRules := rules.Default(deleteOptions)
+	procs := buildProcessors(opts, snapshot, deleteOptions, drainabilityRules)
 
 	expanders := factory.NewFactory()
 	expanders.RegisterDefaultExpanders(cloudProvider, kubeClients, client, opts.ConfigNamespace, opts.GRPCExpanderCert, opts.GRPCExpanderURL)
@@ -278,11 +297,11 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 			return buildExpanderChain(expanders, strings.Join(names, ","))
 		},
 		Spreadscale: plugin.Options{DeclaredDomains: declaredDomains(s.NodeGroups)},
+		Now:         r.clock.Now,
 	})
 	if err != nil {
 		return fmt.Errorf("sim: Config.Expander %q: %w", cfg.Expander, err)
 	}
-	estimatorBuilder, strategy := parts.EstimatorBuilder, parts.ExpanderStrategy
 
 	r.backoff = &simBackoff{
 		inner: backoff.NewIdBasedExponentialBackoff(opts.InitialNodeGroupBackoffDuration, opts.MaxNodeGroupBackoffDuration, opts.NodeGroupBackoffResetTimeout),
@@ -292,14 +311,37 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 		MaxTotalUnreadyPercentage: opts.MaxTotalUnreadyPercentage,
 		OkTotalUnreadyCount:       opts.OkTotalUnreadyCount,
 	}, logRecorder, r.backoff, procs.NodeGroupConfigProcessor, procs.AsyncNodeGroupStateChecker)
-	r.actx = cacontext.NewAutoscalingContext(opts, fwHandle, snapshot, kubeClients, cloudProvider, strategy,
-		nil, debuggingsnapshot.NewDebuggingSnapshotter(false), pdb.NewBasicRemainingPdbTracker(), r.csr, nil)
+	r.actx = cacontext.NewAutoscalingContext(opts, fwHandle, snapshot, kubeClients, cloudProvider, parts.ExpanderStrategy,
+		r.callbacks, debuggingsnapshot.NewDebuggingSnapshotter(false), pdb.NewBasicRemainingPdbTracker(), r.csr, nil)
 	r.taintConfig = taints.NewTaintConfig(opts)
 	procs.ScaleStateNotifier.Register(&simNotifier{csr: r.csr, clock: r.clock})
 	r.procs = procs
+	r.buildScaleDown(procs, deleteOptions, drainabilityRules)
 	r.orch = parts.ScaleUpOrchestrator
-	r.orch.Initialize(r.actx, procs, r.csr, estimatorBuilder, r.taintConfig)
+	r.orch.Initialize(r.actx, procs, r.csr, parts.EstimatorBuilder, r.taintConfig)
 	return nil
+}
+
+// buildProcessors is processors.DefaultProcessors with main's
+// BalancingNodeGroupSetProcessor (generic comparator, default ratios),
+// main's pod list processor (NewDefaultPodListProcessor's steps: TPU
+// requests cleared, expendable pods filtered out, the pods of nodes being
+// drained added, pods that fit existing or upcoming nodes filtered out,
+// DaemonSet pods filtered out) and main's ScaleDownNodeProcessor.
+func buildProcessors(opts config.AutoscalingOptions, snapshot clustersnapshot.ClusterSnapshot, deleteOptions options.NodeDeleteOptions, drainabilityRules rules.Rules) *processors.AutoscalingProcessors {
+	procs := processors.DefaultProcessors(opts)
+	procs.NodeGroupSetProcessor = &nodegroupset.BalancingNodeGroupSetProcessor{
+		Comparator: nodegroupset.CreateGenericNodeInfoComparator(opts.BalancingExtraIgnoredLabels, opts.NodeGroupSetRatios),
+	}
+	procs.PodListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{
+		podlistprocessor.NewClearTPURequestsPodListProcessor(),
+		podlistprocessor.NewFilterOutExpendablePodListProcessor(),
+		podlistprocessor.NewCurrentlyDrainedNodesPodListProcessor(),
+		podlistprocessor.NewFilterOutSchedulablePodListProcessor(scheduling.ScheduleAnywhere),
+		podlistprocessor.NewFilterOutDaemonSetPodListProcessor(),
+	})
+	procs.ScaleDownNodeProcessor = scaleDownNodeProcessor(procs, snapshot, deleteOptions, drainabilityRules)
+	return procs
 }
 
 // buildProvider builds CA's test cloud provider with the scenario's groups,
@@ -337,30 +379,6 @@ func declaredDomains(groups []NodeGroup) map[string]map[string]string {
 		}
 	}
 	return out
-}
-
-// listers serves CA the current nodes and pods.
-func (r *runner) listers() kube_util.ListerRegistry {
-	all := deepCopyAll(append(slices.Clone(r.bound), r.pending...))
-	nodes := deepCopyAll(r.nodes)
-	var ready []*apiv1.Node
-	for _, n := range nodes {
-		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready {
-			ready = append(ready, n)
-		}
-	}
-	daemonSets, _ := kube_util.NewTestDaemonSetLister(nil)
-	rcs, _ := kube_util.NewTestReplicationControllerLister(nil)
-	jobs, _ := kube_util.NewTestJobLister(nil)
-	rss, _ := kube_util.NewTestReplicaSetLister(nil)
-	sss, _ := kube_util.NewTestStatefulSetLister(nil)
-	return kube_util.NewListerRegistry(
-		kube_util.NewTestNodeLister(nodes),
-		kube_util.NewTestNodeLister(ready),
-		kube_util.NewTestPodLister(all),
-		kube_util.NewTestPodDisruptionBudgetLister(nil),
-		daemonSets, rcs, jobs, rss, sss,
-	)
 }
 
 // deepCopyAll deep-copies every object of objs.

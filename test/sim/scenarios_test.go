@@ -19,8 +19,10 @@ import (
 const scenarioSeed = 1
 
 var (
-	stockConfig  = sim.Config{Seed: scenarioSeed}
-	spreadConfig = sim.Config{Seed: scenarioSeed, Spreadscale: true}
+	// The scenarios are about scale-up: scale-down is off, so that the
+	// default MaxLoops (10) bounds the runs as the expectations say.
+	stockConfig  = scaleUpOnly(sim.Config{Seed: scenarioSeed})
+	spreadConfig = scaleUpOnly(sim.Config{Seed: scenarioSeed, Spreadscale: true})
 )
 
 // outcome is what the scenario tests assert about one run.

@@ -1,33 +1,3 @@
-// Package sim simulates cluster-autoscaler scale-up loops against a real
-// kube-scheduler, so that unit tests and the spreadsim CLI can compare stock
-// cluster-autoscaler with spreadscale on the same cluster.
-//
-// One Run works on a private copy of a Scenario, on a simulated clock: loop
-// k runs at k times Config.ScanInterval after the start.
-//
-//  1. Before the first loop, the scheduler binds every pending pod that
-//     already fits (these placements have Loop 0).
-//  2. Each loop first registers the new nodes whose provisioning delay has
-//     passed, then runs what cluster-autoscaler 1.33.0's
-//     StaticAutoscaler.RunOnce does for scale-up at the loop's time: the
-//     ClusterStateRegistry update, removal of instances unregistered for
-//     longer than --max-node-provision-time, the target-size fix, the
-//     upcoming nodes added to CA's cluster snapshot, the pod list processor,
-//     and the real ScaleUpOrchestrator (CA's binpacking estimator and
-//     expander chain in stock mode; the spreadscale plugin wiring in
-//     spreadscale mode) over CA's test cloud provider. The instances of
-//     every executed scale-up exist on the provider at once; each registers
-//     as a Ready node named "<group>-new-<n>" after its group's
-//     Provisioning.Delay (in the same loop when it is 0), or never.
-//  3. Then the real kube-scheduler v1.33.1 framework with the default profile
-//     (every default Filter and Score plugin) binds the pending pods in
-//     scheduling-queue order, one pod at a time, each seeing the pods bound
-//     before it.
-//
-// Runs stop when no pod is pending; when a loop neither scaled nor bound
-// anything while no node is upcoming, no instance is still provisioning, no
-// scale-up failed in it and no group is backed off; or after Config.MaxLoops
-// loops. The same Scenario and Seed always give the same Result.
 package sim
 
 import (
@@ -148,6 +118,26 @@ type Config struct {
 	Seed int64
 	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
 	BalanceSimilarNodeGroups bool
+	// ScaleDownEnabled is CA's --scale-down-enabled; nil means true (CA's
+	// default).
+	ScaleDownEnabled *bool
+	// ScaleDownUnneededTime is CA's --scale-down-unneeded-time: how long a
+	// node must be unneeded before CA removes it; nil means 10m.
+	ScaleDownUnneededTime *time.Duration
+	// ScaleDownDelayAfterAdd is CA's --scale-down-delay-after-add: how long
+	// after a scale-up scale-down stays in cooldown; nil means 10m.
+	ScaleDownDelayAfterAdd *time.Duration
+	// ScaleDownUtilizationThreshold is CA's
+	// --scale-down-utilization-threshold: a node whose CPU and memory
+	// requests are both below this share of its allocatable may be
+	// removed; nil means 0.5.
+	ScaleDownUtilizationThreshold *float64
+}
+
+// scaleDownEnabled reports whether the configuration runs CA's scale-down
+// (cfg.ScaleDownEnabled, default true).
+func (cfg Config) scaleDownEnabled() bool {
+	return cfg.ScaleDownEnabled == nil || *cfg.ScaleDownEnabled
 }
 
 // Result is the outcome of a Run.
@@ -158,8 +148,8 @@ type Result struct {
 	// NodeGroups lists every group in Scenario order with its initial and
 	// final size.
 	NodeGroups []GroupSize
-	// Pods lists every initially pending pod that got bound, in binding
-	// order.
+	// Pods lists every pod that was pending at the start, or recreated by
+	// its controller after an eviction, and got bound, in binding order.
 	Pods []Placement
 	// Unschedulable lists the pods still pending at the end, in scheduling
 	// queue order.
@@ -186,9 +176,25 @@ type Loop struct {
 	// sorted by group: an IncreaseSize error, or a scale-up timed out after
 	// --max-node-provision-time. CA backs each group off.
 	FailedScaleUps []FailedScaleUp
-	// BoundPods is the number of pods the scheduler bound after the
-	// scale-up of this loop.
+	// ScaleDowns are the nodes whose deletion CA started in the loop (the
+	// actuator's StartDeletion), in the order CA reported them. Each node
+	// stays, tainted, until the end of the next loop (see the package doc).
+	ScaleDowns []ScaleDown
+	// EvictedPods are the pods ("namespace/name") CA's drains evicted in the
+	// loop, sorted; each went pending at once, recreated by its controller.
+	EvictedPods []string
+	// BoundPods is the number of pods the scheduler bound after CA's part
+	// of this loop.
 	BoundPods int
+	// PendingPods is the number of pods pending when the loop started: each
+	// of them waited the scan interval since the previous loop.
+	PendingPods int
+}
+
+// ScaleDown is a node whose deletion CA started.
+type ScaleDown struct {
+	NodeGroup string
+	Node      string
 }
 
 // ScaleUp is one node group's size increase.
@@ -266,6 +272,18 @@ func withDefaults(cfg Config) Config {
 	if cfg.MaxNodeProvisionTime == 0 {
 		cfg.MaxNodeProvisionTime = defaultMaxNodeProvisionTime
 	}
+	if cfg.ScaleDownEnabled == nil {
+		cfg.ScaleDownEnabled = ptrTo(true)
+	}
+	if cfg.ScaleDownUnneededTime == nil {
+		cfg.ScaleDownUnneededTime = ptrTo(defaultScaleDownUnneededTime)
+	}
+	if cfg.ScaleDownDelayAfterAdd == nil {
+		cfg.ScaleDownDelayAfterAdd = ptrTo(defaultScaleDownDelayAfterAdd)
+	}
+	if cfg.ScaleDownUtilizationThreshold == nil {
+		cfg.ScaleDownUtilizationThreshold = ptrTo(defaultScaleDownUtilizationThreshold)
+	}
 	if cfg.Expander == "" {
 		if cfg.Spreadscale {
 			cfg.Expander = plugin.DefaultExpanders
@@ -307,6 +325,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// ptrTo returns a pointer to a copy of v.
+func ptrTo[T any](v T) *T { return &v }
 
 // errorf builds a validation error naming the offending object and field.
 func errorf(format string, args ...any) error {

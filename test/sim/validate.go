@@ -24,6 +24,9 @@ func validate(s Scenario, cfg Config) error {
 	if cfg.MaxNodeProvisionTime < 0 {
 		return errorf("Config.MaxNodeProvisionTime: %v is negative", cfg.MaxNodeProvisionTime)
 	}
+	if err := validateScaleDown(cfg); err != nil {
+		return err
+	}
 	if s.MaxNodesTotal < 0 {
 		return errorf("Scenario.MaxNodesTotal: %d is negative", s.MaxNodesTotal)
 	}
@@ -168,6 +171,21 @@ func validateExpanderInputs(s Scenario, chain string) error {
 	}
 	if problems := PriorityConfigProblems(cm); len(problems) > 0 {
 		return errorf("Scenario.PriorityConfigMap: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// validateScaleDown checks the scale-down options of cfg: durations not
+// negative, the utilization threshold a share in [0, 1].
+func validateScaleDown(cfg Config) error {
+	if d := cfg.ScaleDownUnneededTime; d != nil && *d < 0 {
+		return errorf("Config.ScaleDownUnneededTime: %v is negative", *d)
+	}
+	if d := cfg.ScaleDownDelayAfterAdd; d != nil && *d < 0 {
+		return errorf("Config.ScaleDownDelayAfterAdd: %v is negative", *d)
+	}
+	if u := cfg.ScaleDownUtilizationThreshold; u != nil && !(*u >= 0 && *u <= 1) {
+		return errorf("Config.ScaleDownUtilizationThreshold: %v is outside [0, 1]", *u)
 	}
 	return nil
 }

@@ -1,0 +1,87 @@
+// Package sim simulates cluster-autoscaler loops — scale-up and scale-down —
+// against a real kube-scheduler, so that unit tests and the spreadsim CLI can
+// compare stock cluster-autoscaler with spreadscale on the same cluster.
+//
+// One Run works on a private copy of a Scenario, on a simulated clock: loop
+// k runs at k times Config.ScanInterval after the start.
+//
+//  1. Before the first loop, the scheduler binds every pending pod that
+//     already fits (these placements have Loop 0).
+//  2. Each loop first registers the new nodes whose provisioning delay has
+//     passed, then runs what cluster-autoscaler 1.33.0's
+//     StaticAutoscaler.RunOnce does at the loop's time: the
+//     ClusterStateRegistry update, removal of instances unregistered for
+//     longer than --max-node-provision-time, the target-size fix, the
+//     upcoming nodes added to CA's cluster snapshot, the pod list processor,
+//     and the real ScaleUpOrchestrator (CA's binpacking estimator and
+//     expander chain in stock mode; the spreadscale plugin wiring in
+//     spreadscale mode) over CA's test cloud provider. The instances of
+//     every executed scale-up exist on the provider at once; each registers
+//     as a Ready node named "<group>-new-<n>" after its group's
+//     Provisioning.Delay (in the same loop when it is 0), or never.
+//  3. Unless the loop scaled up or the scale-up failed (RunOnce returns
+//     before scale-down then), and with --scale-down-enabled, the loop goes
+//     on with CA's own scale-down, as RunOnce does: the
+//     ScaleDownNodeProcessor's candidates and pod destinations over the
+//     registered nodes, the planner (core/scaledown/planner) and its
+//     unneeded-node timers, the ScaleDownCandidatesNotifier, the cooldown
+//     (--scale-down-delay-after-add, -after-delete, -after-failure),
+//     NodesToDelete and the actuator's StartDeletion
+//     (core/scaledown/actuation), the soft DeletionCandidate taints, and at
+//     the end of every loop the ScaleDownStatusProcessor with the planner's
+//     unremovable nodes — all built from the processors plugin.Build
+//     wired, so spreadscale's scale-down guard runs in spreadscale mode.
+//  4. Then the real kube-scheduler v1.33.1 framework with the default profile
+//     (every default Filter and Score plugin) binds the pending pods in
+//     scheduling-queue order, one pod at a time, each seeing the pods bound
+//     before it.
+//
+// # Drain timing
+//
+// CA's actuator works through a fake clientset (the API server and the
+// cloud are what cannot run here): the simulation copies its nodes and pods
+// into it before each loop, the actuator taints a node it deletes with
+// ToBeDeletedByClusterAutoscaler:NoSchedule (node Update), evicts the node's
+// pods (an eviction removes the pod at once), sees them gone and calls the
+// provider's DeleteNodes, all in its own goroutines with
+// --node-delete-delay-after-taint 0; the loop waits (in real time) until
+// the actuator's deletion tracker is empty, so that results do not depend
+// on goroutine timing. Taints CA wrote (ToBeDeleted, DeletionCandidate) are
+// copied back onto the simulated nodes. The model of the drain window is:
+//
+//   - a node whose deletion CA started in loop k is tainted at once and its
+//     evicted pods go pending at once, before loop k's scheduler pass;
+//   - the node itself stays in the simulated cluster — tainted, without the
+//     evicted pods — through loop k's scheduler pass and through loop k+1's
+//     CA run and scheduler pass, and the provider deletes it at the end of
+//     loop k+1 (CA's DeleteNodes request is kept until then). This is the
+//     real drain window in which kube-scheduler still counts the draining
+//     node as a topology domain (kubernetes/autoscaler#9287); with the
+//     default nodeTaintsPolicy Ignore an evicted replica of a hostname- or
+//     zone-spread workload may fit nowhere and go Pending;
+//   - the group's target size drops when CA calls DeleteNodes (loop k), as
+//     on a real provider.
+//
+// An evicted pod comes back pending from its controller, created at the
+// loop's time, as the controllers recreate pods: a StatefulSet's under the
+// same name, any other controller's (ReplicaSet, Job, ...) under a new name
+// with the old name's generateName-style prefix and a deterministic suffix;
+// a pod without a controller ownerReference is gone. CA's listers hold, for
+// every controller that owns a pod, an object of its kind with spec.replicas
+// the number of pods it owns, so CA's drainability rules find it.
+//
+// # End of a run
+//
+// A run stops after Config.MaxLoops loops, or after a quiet loop: one that
+// scaled nothing up, bound nothing, started no node deletion, evicted
+// nothing and removed no node, while no node is upcoming, no instance is
+// still provisioning, no scale-up failed in it, no group is backed off, CA
+// counts no node as unneeded (planner.UnneededNodes) and no deletion is in
+// progress or waiting in the drain window. When no pod is pending, the
+// next loop runs only if scale-down could still act: with
+// --scale-down-enabled, a node is unneeded, a deletion is under way, or
+// some node passes CA's scale-down eligibility check (autoscaled, not being
+// deleted, not annotated scale-down-disabled, below the utilization
+// threshold) on the cluster as it stands. The same Scenario and Seed always
+// give the same Result.
+package sim
