@@ -113,6 +113,7 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 		"--v=" + strconv.Itoa(*caVerbosity),
 	}
 	args = append(args, a.Args...)
+	args = append(args, s.caArgs...)
 	logPath := filepath.Join(env.artifacts, "logs", "ca-"+s.id+".log")
 	f, err := os.Create(logPath)
 	if err != nil {

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +54,11 @@ type nodeGroup struct {
 	// is NotReady and carries readyDelayAnnotation, which kwok's
 	// e2e-node-ready-delayed Stage honours.
 	ReadyDelay time.Duration
+	// DeleteDelay, when set, keeps a node of the group that CA's provider
+	// deleted for that long (a cloud instance that takes DeleteDelay to
+	// terminate): the node carries cloudDeleteFinalizer, which the
+	// registrar lifts DeleteDelay after the deletion (see nodes_test.go).
+	DeleteDelay time.Duration
 }
 
 // autoscaler is a CA configuration under test.
@@ -77,6 +83,9 @@ type scenario struct {
 	row    row
 	// stopRegistrar stops the node registration loop.
 	stopRegistrar context.CancelFunc
+	// releaseAll makes the registrar lift cloudDeleteFinalizer at once
+	// (the teardown sets it).
+	releaseAll atomic.Bool
 	// autoscaler is the CA configuration the scenario runs.
 	autoscaler autoscaler
 	// started is when CA was started.
@@ -84,6 +93,9 @@ type scenario struct {
 	// scanInterval is CA's --scan-interval (default: the scanInterval
 	// constant); set it before startWhenPending.
 	scanInterval time.Duration
+	// caArgs are more CA flags, given after the autoscaler's (a later flag
+	// overrides an earlier one); set them before CA starts.
+	caArgs []string
 }
 
 // scanEvery is the scenario's CA --scan-interval.
@@ -172,6 +184,9 @@ func (s *scenario) teardown() {
 	if err := deleteNamespace(ctx, s.ns); err != nil {
 		t.Errorf("deleting namespace %s: %v", s.ns, err)
 	}
+	// Nodes CA deletes from now on go at once; the registrar keeps
+	// running until they are gone.
+	s.releaseAll.Store(true)
 	if s.ca != nil {
 		if err := s.ca.stop(); err != nil {
 			t.Errorf("stopping cluster-autoscaler: %v", err)
@@ -183,9 +198,6 @@ func (s *scenario) teardown() {
 			}
 			t.Errorf("the API server refused cluster-autoscaler requests: deploy/ RBAC lacks a permission:\n%s", strings.Join(lines, "\n"))
 		}
-	}
-	if s.stopRegistrar != nil {
-		s.stopRegistrar()
 	}
 	sel := metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id}
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -200,6 +212,14 @@ func (s *scenario) teardown() {
 		}
 		t.Errorf("cluster-autoscaler's kwok provider left nodes behind on exit: %v; deleting them", left)
 		_ = env.client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+		// The registrar, still running, lifts their finalizers.
+		_ = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			nodes, err := env.client.CoreV1().Nodes().List(ctx, sel)
+			return err == nil && len(nodes.Items) == 0, nil
+		})
+	}
+	if s.stopRegistrar != nil {
+		s.stopRegistrar()
 	}
 	if err := deleteNamespace(ctx, s.caNS); err != nil {
 		t.Errorf("deleting namespace %s: %v", s.caNS, err)
@@ -324,7 +344,8 @@ func (s *scenario) podsPerZone(selector string) map[string]int {
 	return counts
 }
 
-// groupSizes returns the number of nodes of every group, keyed by zone.
+// groupSizes returns the number of nodes of every group, keyed by zone;
+// nodes being deleted (see nodeGroup.DeleteDelay) are not counted.
 func (s *scenario) groupSizes() map[string]int {
 	s.t.Helper()
 	sizes := map[string]int{}
@@ -336,7 +357,9 @@ func (s *scenario) groupSizes() map[string]int {
 		s.t.Fatalf("listing nodes: %v", err)
 	}
 	for _, n := range nodes.Items {
-		sizes[n.Labels[zoneLabel]]++
+		if n.DeletionTimestamp == nil {
+			sizes[n.Labels[zoneLabel]]++
+		}
 	}
 	return sizes
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,9 @@ func (s *scenario) createInitialNodes() {
 				Spec:   corev1.NodeSpec{ProviderID: "kwok:" + name},
 				Status: corev1.NodeStatus{Capacity: nodeResources(), Allocatable: nodeResources()},
 			}
+			if g.DeleteDelay > 0 {
+				node.Finalizers = []string{cloudDeleteFinalizer}
+			}
 			if _, err := env.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 				s.t.Fatalf("creating node %s: %v", name, err)
 			}
@@ -146,10 +150,15 @@ func nodeUsable(n *corev1.Node) bool {
 	return ready && len(n.Spec.Taints) == 0
 }
 
+// cloudDeleteFinalizer keeps a deleted node of a group with a DeleteDelay
+// until the delay has passed.
+const cloudDeleteFinalizer = "spreadscale.e2e/cloud-instance"
+
 // registrar does, for nodes the kwok provider creates, what a kubelet does
 // when it registers: set the hostname label to the node's name (the kwok
-// provider copies the template's labels verbatim). It then lifts the
-// registering taint.
+// provider copies the template's labels verbatim), and, in a group with a
+// DeleteDelay, add cloudDeleteFinalizer. It then lifts the registering
+// taint. It also plays the cloud for deleted nodes: see release.
 func (s *scenario) registrar(ctx context.Context) {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -165,6 +174,10 @@ func (s *scenario) registrar(ctx context.Context) {
 		}
 		for i := range nodes.Items {
 			n := &nodes.Items[i]
+			if n.DeletionTimestamp != nil {
+				s.release(ctx, n)
+				continue
+			}
 			var kept []corev1.Taint
 			registering := false
 			for _, taint := range n.Spec.Taints {
@@ -179,8 +192,37 @@ func (s *scenario) registrar(ctx context.Context) {
 			}
 			n.Spec.Taints = kept
 			n.Labels[corev1.LabelHostname] = n.Name
+			if s.deleteDelay(n) > 0 && !slices.Contains(n.Finalizers, cloudDeleteFinalizer) {
+				n.Finalizers = append(n.Finalizers, cloudDeleteFinalizer)
+			}
 			// Conflicts are retried on the next tick.
 			_, _ = env.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		}
 	}
+}
+
+// deleteDelay is the DeleteDelay of n's group.
+func (s *scenario) deleteDelay(n *corev1.Node) time.Duration {
+	for _, g := range s.groups {
+		if s.groupID(g.Zone) == n.Labels[groupLabel] {
+			return g.DeleteDelay
+		}
+	}
+	return 0
+}
+
+// release lifts cloudDeleteFinalizer from the deleted node n once its
+// group's DeleteDelay has passed since the deletion (at once when the
+// scenario tears down): until then the node stays, as a cloud instance
+// that is still terminating, with the taints CA put on it.
+func (s *scenario) release(ctx context.Context, n *corev1.Node) {
+	if !slices.Contains(n.Finalizers, cloudDeleteFinalizer) {
+		return
+	}
+	if !s.releaseAll.Load() && time.Since(n.DeletionTimestamp.Time) < s.deleteDelay(n) {
+		return
+	}
+	n.Finalizers = slices.DeleteFunc(n.Finalizers, func(f string) bool { return f == cloudDeleteFinalizer })
+	// Conflicts are retried on the next tick.
+	_, _ = env.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 }

@@ -33,6 +33,8 @@ type row struct {
 	// Metrics are the spreadscale_* samples CA served on /metrics at the end
 	// (histogram buckets left out).
 	Metrics []string
+	// ScaleDown is the outcome of a scale-down run (nil for the others).
+	ScaleDown *scaleDownStats
 }
 
 type report struct {
@@ -81,6 +83,7 @@ func (r *report) render() string {
 			formatCounts(x.PodsPerZone), formatCounts(x.NodesPerGroup), note)
 	}
 	tw.Flush()
+	renderScaleDown(&b, r.rows)
 	for _, x := range r.rows {
 		if len(x.Metrics) == 0 {
 			continue
@@ -95,4 +98,86 @@ func (r *report) write(out io.Writer, path string) error {
 	text := r.render()
 	fmt.Fprintf(out, "\n=== spreadscale e2e report ===\n%s", text)
 	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// renderScaleDown adds the scale-down runs: a table of removals, scale-ups,
+// samples with an unschedulable pod and spreadscale's blocked-node events
+// and gauge, then each run's timeline.
+func renderScaleDown(b *bytes.Buffer, rows []row) {
+	var sd []row
+	for _, x := range rows {
+		if x.ScaleDown != nil {
+			sd = append(sd, x)
+		}
+	}
+	if len(sd) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nscale-down runs (pods sampled every %v; unschedulable = PodScheduled=False/Unschedulable):\n", sampleEvery)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tAUTOSCALER\tRESULT\tWINDOW\tREMOVALS\tSCALE-UPS\tUP AFTER REMOVAL\tUNSCHEDULABLE SAMPLES\tBLOCKED EVENTS\tBLOCKED GAUGE MAX (LAST)")
+	for _, x := range sd {
+		st := x.ScaleDown
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%d\t%d\t%v\t%d/%d (max %d pods)\t%s\t%s (%s)\n", x.Scenario, x.Autoscaler, x.Result, st.Window,
+			len(st.Removed), len(st.Added), st.ScaleUpAfterRemoval, st.PendingSamples, st.Samples, st.MaxPending,
+			formatCounts(st.BlockedEvents), formatFloats(st.BlockedMax), formatFloats(st.BlockedLast))
+	}
+	tw.Flush()
+	for _, x := range sd {
+		fmt.Fprintf(b, "\ntimeline, %s / %s (seconds since CA started):\n  %s\n", x.Scenario, x.Autoscaler,
+			strings.Join(x.ScaleDown.timeline(), "\n  "))
+		for _, n := range sortedKeys(x.ScaleDown.BlockedEvents) {
+			fmt.Fprintf(b, "  event on %s: %s\n", n, x.ScaleDown.EventMessages[n])
+		}
+	}
+}
+
+func formatFloats(m map[string]float64) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%g", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// timeline lists the drains, removals, new nodes and newly unschedulable
+// pods in time order.
+func (st *scaleDownStats) timeline() []string {
+	type entry struct {
+		at   float64
+		text string
+	}
+	var es []entry
+	for _, n := range st.Tainted {
+		es = append(es, entry{n.tainted, "drain starts: " + n.name + " tainted " + toBeDeletedTaint})
+	}
+	for _, n := range st.Removed {
+		es = append(es, entry{n.deleted, "node deleted by CA: " + n.name})
+		if n.gone >= 0 {
+			es = append(es, entry{n.gone, "node gone: " + n.name})
+		}
+	}
+	for _, n := range st.Added {
+		es = append(es, entry{n.seen, "node added: " + n.name})
+	}
+	for p, at := range st.PendingPods {
+		es = append(es, entry{at, "pod unschedulable: " + p})
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].at < es[j].at })
+	if len(es) == 0 {
+		return []string{"no drain, removal, new node or unschedulable pod"}
+	}
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = fmt.Sprintf("+%.0fs %s", e.at, e.text)
+	}
+	return out
 }

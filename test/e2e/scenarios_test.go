@@ -38,6 +38,14 @@ func TestE2E(t *testing.T) {
 	t.Run("ready-delay-stock", func(t *testing.T) { readyDelayScenario(t, "rd-stock", stockCA, false) })
 	t.Run("stockout-spreadscale", func(t *testing.T) { stockoutScenario(t, "so-ss", spreadscaleCA, true) })
 	t.Run("stockout-stock", func(t *testing.T) { stockoutScenario(t, "so-stock", stockCA, false) })
+	// Scale-down with spread (scaledown_test.go): stock CA 1.33.0 and
+	// spreadscale's guard on the same layouts.
+	t.Run("scale-down-hostname-stock", hostnameStock)
+	t.Run("scale-down-hostname-spreadscale", hostnameSpreadscale)
+	t.Run("scale-down-zone-stock", zoneStock)
+	t.Run("scale-down-zone-spreadscale", zoneSpreadscale)
+	t.Run("scale-down-honor-stock", func(t *testing.T) { honorScenario(t, "sdt-st", stockCA) })
+	t.Run("scale-down-honor-spreadscale", func(t *testing.T) { honorScenario(t, "sdt-ss", spreadscaleCA) })
 }
 
 func podTemplate(labels map[string]string, cpu string, spread []corev1.TopologySpreadConstraint, affinity *corev1.Affinity, nodeSelector map[string]string) corev1.PodTemplateSpec {
