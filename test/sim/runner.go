@@ -95,6 +95,9 @@ type runner struct {
 	lastScaleUpTime, lastScaleDownDeleteTime, lastScaleDownFailTime time.Time
 	// drainMu guards deleteRequests, which CA's DeleteNodes calls append to
 	// from the actuator's goroutines.
+	// candidateRank is the position of each of the loop's scale-down
+	// candidates (orderedSetProcessor).
+	candidateRank  map[string]int
 	drainMu        sync.Mutex
 	deleteRequests []string
 	// draining are the nodes CA asked the provider to delete, each with the
@@ -278,7 +281,7 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 	}
 	deleteOptions := options.NewNodeDeleteOptions(opts)
 	drainabilityRules := rules.Default(deleteOptions)
-	procs := buildProcessors(opts, snapshot, deleteOptions, drainabilityRules)
+	procs := buildProcessors(opts, snapshot, deleteOptions, drainabilityRules, func() map[string]int { return r.candidateRank })
 
 	expanders := factory.NewFactory()
 	expanders.RegisterDefaultExpanders(cloudProvider, kubeClients, client, opts.ConfigNamespace, opts.GRPCExpanderCert, opts.GRPCExpanderURL)
@@ -327,8 +330,9 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 // main's pod list processor (NewDefaultPodListProcessor's steps: TPU
 // requests cleared, expendable pods filtered out, the pods of nodes being
 // drained added, pods that fit existing or upcoming nodes filtered out,
-// DaemonSet pods filtered out) and main's ScaleDownNodeProcessor.
-func buildProcessors(opts config.AutoscalingOptions, snapshot clustersnapshot.ClusterSnapshot, deleteOptions options.NodeDeleteOptions, drainabilityRules rules.Rules) *processors.AutoscalingProcessors {
+// DaemonSet pods filtered out), main's ScaleDownNodeProcessor, and CA's
+// ScaleDownSetProcessor behind orderedSetProcessor, ranked by rank.
+func buildProcessors(opts config.AutoscalingOptions, snapshot clustersnapshot.ClusterSnapshot, deleteOptions options.NodeDeleteOptions, drainabilityRules rules.Rules, rank func() map[string]int) *processors.AutoscalingProcessors {
 	procs := processors.DefaultProcessors(opts)
 	procs.NodeGroupSetProcessor = &nodegroupset.BalancingNodeGroupSetProcessor{
 		Comparator: nodegroupset.CreateGenericNodeInfoComparator(opts.BalancingExtraIgnoredLabels, opts.NodeGroupSetRatios),
@@ -341,6 +345,7 @@ func buildProcessors(opts config.AutoscalingOptions, snapshot clustersnapshot.Cl
 		podlistprocessor.NewFilterOutDaemonSetPodListProcessor(),
 	})
 	procs.ScaleDownNodeProcessor = scaleDownNodeProcessor(procs, snapshot, deleteOptions, drainabilityRules)
+	procs.ScaleDownSetProcessor = &orderedSetProcessor{ScaleDownSetProcessor: procs.ScaleDownSetProcessor, rank: rank}
 	return procs
 }
 

@@ -45,6 +45,10 @@ func (r *runner) scaleDown(ctx context.Context, now time.Time, allNodes []*apiv1
 	if aerr != nil {
 		return fmt.Errorf("sim: CA pod destinations: %w", aerr)
 	}
+	r.candidateRank = map[string]int{}
+	for i, n := range candidates {
+		r.candidateRank[n.Name] = i
+	}
 	aerr = r.planner.UpdateClusterState(destinations, candidates, as, now)
 	r.procs.ScaleDownCandidatesNotifier.Update(r.planner.UnneededNodes(), now)
 	if aerr != nil {

@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/autoscaler/cluster-autoscaler/config"
+	cacontext "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/actuation"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/deletiontracker"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/planner"
@@ -12,6 +16,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/scaledowncandidates"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/scaledowncandidates/emptycandidates"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/scaledowncandidates/previouscandidates"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/drainability/rules"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/options"
@@ -126,4 +131,45 @@ func (c *processorCallbacks) GetExtraValue(key string) (any, bool) {
 func (c *processorCallbacks) reset() {
 	c.disableScaleDownForLoop = false
 	c.extraValues = map[string]any{}
+}
+
+// orderedSetProcessor is the ScaleDownSetProcessor plugin.Build wraps: it
+// puts CA's removable nodes in a fixed order before CA's own set processor
+// sees them. CA's planner lists them from a map (unneeded.Nodes
+// RemovableAt), so which of them the budgets keep (--max-drain-parallelism
+// 1 keeps the first node to drain) varies from run to run in CA; the
+// simulation keeps CA's grouping — empty nodes, then nodes to drain, the
+// risky ones last — and orders each group as the loop's scale-down
+// candidates were ordered (rank), then by name, so a Run is reproducible.
+type orderedSetProcessor struct {
+	nodes.ScaleDownSetProcessor
+	rank func() map[string]int
+}
+
+// FilterUnremovableNodes implements nodes.ScaleDownSetProcessor.
+func (p *orderedSetProcessor) FilterUnremovableNodes(ctx *cacontext.AutoscalingContext, sdCtx *nodes.ScaleDownContext, candidates []simulator.NodeToBeRemoved) ([]simulator.NodeToBeRemoved, []simulator.UnremovableNode) {
+	rank := p.rank()
+	group := func(n simulator.NodeToBeRemoved) int {
+		switch {
+		case len(n.PodsToReschedule) == 0:
+			return 0
+		case !n.IsRisky:
+			return 1
+		}
+		return 2
+	}
+	sorted := slices.Clone(candidates)
+	slices.SortStableFunc(sorted, func(a, b simulator.NodeToBeRemoved) int {
+		return cmp.Or(cmp.Compare(group(a), group(b)), cmp.Compare(rankOf(rank, a.Node.Name), rankOf(rank, b.Node.Name)),
+			strings.Compare(a.Node.Name, b.Node.Name))
+	})
+	return p.ScaleDownSetProcessor.FilterUnremovableNodes(ctx, sdCtx, sorted)
+}
+
+// rankOf is name's rank, after every ranked node when it has none.
+func rankOf(rank map[string]int, name string) int {
+	if r, ok := rank[name]; ok {
+		return r
+	}
+	return len(rank)
 }
