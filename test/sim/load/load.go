@@ -15,8 +15,9 @@
 //     API server's pod defaults apply (container requests default to their
 //     limits). Succeeded and Failed pods are dropped: they hold no
 //     resources and the scheduler does not count them.
-//   - apiVersion apps/v1, kind Deployment, ReplicaSet or StatefulSet:
-//     expanded into spec.replicas (default 1) pending pods built from
+//   - apiVersion apps/v1, kind Deployment, ReplicaSet or StatefulSet: its
+//     controller reconciles it: it creates spec.replicas (default 1) minus
+//     the pods of the input it already owns as pending pods built from
 //     spec.template, named and owned as the controllers name and own them
 //     (see Deployment, ReplicaSet and StatefulSet pods below). The workload
 //     itself is not part of the Scenario.
@@ -34,20 +35,33 @@
 // Pods without a creationTimestamp get increasing ones in document order,
 // so that the scheduling queue order follows the input order.
 //
-// Deployment pods: a Deployment d owns a ReplicaSet "d-<hash>" (controller
-// reference), hash being the pod-template-hash the deployment controller
-// computes from spec.template; its pods are "d-<hash>-<suffix>" with the
-// label pod-template-hash=<hash> and a controller reference to that
-// ReplicaSet. ReplicaSet pods: "rs-<suffix>" with a controller reference to
-// the ReplicaSet. The 5-character suffix uses the controllers' alphabet but
-// is derived from the owner's name and the replica index instead of drawn at
-// random, so that the same input always gives the same names. StatefulSet
-// pods: "sts-<ordinal>" for ordinals 0..replicas-1, with the labels
-// statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index, the
-// hostname and subdomain the controller sets and a controller reference to
-// the StatefulSet; all replicas are pending at once (as with
-// podManagementPolicy Parallel) and volumeClaimTemplates are ignored, as
-// the simulation has no storage.
+// Owned pods: a pod is a workload's when it is in the workload's namespace
+// and its controller ownerReference names the workload (kind and name, and
+// its uid unless the reference has none); a Deployment's are the pods of
+// its ReplicaSets — those of the input whose controller ownerReference
+// names it, and the one it creates pods under. A ReplicaSet controlled by
+// a Deployment of the input creates no pods itself, so a dump holding the
+// workloads, their ReplicaSets and their pods is not doubled. Pods without
+// an ownerReference are not adopted.
+//
+// Deployment pods: a Deployment d creates its pods under its new
+// ReplicaSet, as the deployment controller finds it: the oldest of its
+// ReplicaSets in the input whose template equals d's (the pods get that
+// template's pod-template-hash label, if any), else "d-<hash>", hash being
+// the pod-template-hash the controller computes from spec.template; its
+// pods are "d-<hash>-<suffix>" with the label pod-template-hash=<hash> and
+// a controller reference to that ReplicaSet. ReplicaSet pods:
+// "rs-<suffix>" with a controller reference to the ReplicaSet. The
+// 5-character suffix uses the controllers' alphabet but is derived from the
+// owner's name and the replica index instead of drawn at random, so that
+// the same input always gives the same names; names of input pods are
+// skipped. StatefulSet pods: "sts-<ordinal>", the lowest ordinals no owned
+// pod has (one a pod the StatefulSet does not own has is an error), with
+// the labels statefulset.kubernetes.io/pod-name and
+// apps.kubernetes.io/pod-index, the hostname and subdomain the controller
+// sets and a controller reference to the StatefulSet; all replicas are
+// pending at once (as with podManagementPolicy Parallel) and
+// volumeClaimTemplates are ignored, as the simulation has no storage.
 //
 // # Errors
 //

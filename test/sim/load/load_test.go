@@ -298,9 +298,12 @@ spec: {template: {metadata: {labels: {app: d}}}}
 		"document 2 (Node n1): duplicate Node n1: already defined in document 1",
 		"document 3 (Pod default/p1): spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater than zero",
 		"document 4 (NodeGroup g1): spec.minSize 2 is greater than spec.maxSize 1",
-		"document 8 (Pod default/p-1): duplicate Pod default/p-1: already defined in document 7",
 		"document 9 (Deployment default/d): spec.selector: required",
 		"document 1 (Node n1): node is picked by the selectors of two node groups: NodeGroup g2 (document 5) and NodeGroup g3 (document 6)",
+		// Workloads create their pods once every input pod is known: pod
+		// p-1 has no ownerReference, so StatefulSet p does not adopt it,
+		// and its ordinal 1 is taken.
+		"document 7 (StatefulSet default/p): expands to pod default/p-1, already defined in document 8",
 		`document 3 (Pod default/p1): spec.nodeName: pod default/p1 is bound to node "ghost", which is not a Node of the input`,
 	}
 	if !reflect.DeepEqual(got, want) {

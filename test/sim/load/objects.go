@@ -57,6 +57,9 @@ type nodeEntry struct {
 type podEntry struct {
 	pod *apiv1.Pod
 	at  origin
+	// workload, when set, stands for the pods a workload creates, placed
+	// here once every input pod is known (see expand); pod is nil then.
+	workload *expansion
 }
 
 // groupEntry is a node group, its compiled selector (nil when it selects
@@ -378,7 +381,7 @@ func (l *loader) finish() sim.Scenario {
 			l.fail(ge.at, "spec.selector: picks %d nodes, above spec.maxSize %d", size, g.MaxSize)
 		}
 	}
-	for _, pe := range l.pods {
+	for _, pe := range l.expandWorkloads() {
 		if n := pe.pod.Spec.NodeName; n != "" && !nodes[n] {
 			l.fail(pe.at, "spec.nodeName: pod %s is bound to node %q, which is not a Node of the input", pe.pod.Namespace+"/"+pe.pod.Name, n)
 			continue

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
-	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/kubernetes/pkg/controller"
 
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -85,45 +83,12 @@ func (l *loader) workload(at origin, kind string, js []byte) {
 	if w.replicas != nil {
 		replicas = int(*w.replicas)
 	}
-	owner := metav1.OwnerReference{
-		APIVersion:         "apps/v1",
-		Kind:               kind,
-		Name:               w.meta.Name,
-		UID:                uidOf(w.meta, kind),
-		Controller:         ptr(true),
-		BlockOwnerDeletion: ptr(true),
-	}
-	switch kind {
-	case "StatefulSet":
-		for i := 0; i < replicas; i++ {
-			p := podFromTemplate(&w, fmt.Sprintf("%s-%d", w.meta.Name, i), owner)
-			p.Labels[statefulSetPodName] = p.Name
-			p.Labels[podIndexLabel] = strconv.Itoa(i)
-			p.Spec.Hostname = p.Name
-			p.Spec.Subdomain = sts.Spec.ServiceName
-			l.addExpanded(at, p)
-		}
-	case "Deployment":
-		hash := controller.ComputeHash(&w.template, nil)
-		rs := metav1.ObjectMeta{Namespace: w.meta.Namespace, Name: w.meta.Name + "-" + hash}
-		owner = metav1.OwnerReference{
-			APIVersion:         "apps/v1",
-			Kind:               "ReplicaSet",
-			Name:               rs.Name,
-			UID:                uidOf(rs, "ReplicaSet"),
-			Controller:         ptr(true),
-			BlockOwnerDeletion: ptr(true),
-		}
-		for _, name := range suffixedNames(rs.Name, replicas) {
-			p := podFromTemplate(&w, name, owner)
-			p.Labels[podTemplateHashLabel] = hash
-			l.addExpanded(at, p)
-		}
-	default:
-		for _, name := range suffixedNames(w.meta.Name, replicas) {
-			l.addExpanded(at, podFromTemplate(&w, name, owner))
-		}
-	}
+	// The pods are created once every input pod is known (expandWorkloads);
+	// their creationTimestamps are reserved here, in document order.
+	l.pods = append(l.pods, podEntry{at: at, workload: &expansion{
+		at: at, kind: kind, spec: w, sts: sts, replicas: replicas, seq: l.podSeq,
+	}})
+	l.podSeq += replicas
 }
 
 // validWorkload checks replicas, the selector (required, valid, matching
@@ -202,27 +167,16 @@ func podFromTemplate(w *workloadSpec, name string, owner metav1.OwnerReference) 
 	return p
 }
 
-// addExpanded adds a pod expanded from the workload at at.
-func (l *loader) addExpanded(at origin, p *apiv1.Pod) {
-	pat := at
-	pat.kind, pat.name = "Pod", p.Namespace+"/"+p.Name
-	if first, dup := l.defined["Pod "+pat.name]; dup {
-		l.fail(at, "expands to pod %s, already defined in %s", pat.name, first.where())
-		return
-	}
-	l.defined["Pod "+pat.name] = at
-	l.addPod(p, at)
-}
-
 // suffixedNames returns n distinct names "<base>-<suffix>", each suffix 5
-// characters of suffixAlphabet derived from base and the replica index.
-func suffixedNames(base string, n int) []string {
+// characters of suffixAlphabet derived from base and the replica index,
+// none of which taken reports as in use.
+func suffixedNames(base string, n int, taken func(string) bool) []string {
 	out := make([]string, 0, n)
 	used := map[string]bool{}
 	for i := 0; i < n; i++ {
 		for salt := 0; ; salt++ {
 			name := base + "-" + suffix(base, i, salt)
-			if !used[name] {
+			if !used[name] && !taken(name) {
 				used[name] = true
 				out = append(out, name)
 				break
