@@ -255,7 +255,7 @@ func copyMap[V any](m map[string]V) map[string]V {
 // longer once done (when set) holds; done gets the seconds since CA started.
 type window struct {
 	min, max time.Duration
-	done     func(st *scaleDownStats, elapsed float64) bool
+	done     func(s *scenario, st *scaleDownStats, elapsed float64) bool
 }
 
 // observe samples until the window closes, then stops the watch (after
@@ -264,7 +264,7 @@ func (w *scaleDownWatch) observe(win window) scaleDownStats {
 	for {
 		el := time.Since(w.s.started)
 		st := w.stats()
-		if el >= win.max || (el >= win.min && win.done != nil && win.done(&st, el.Seconds())) {
+		if el >= win.max || (el >= win.min && win.done != nil && win.done(w.s, &st, el.Seconds())) {
 			break
 		}
 		time.Sleep(sampleEvery)

@@ -101,9 +101,22 @@ func runScaleDown(t *testing.T, c scaleDownCase, a autoscaler) (*scenario, scale
 	st := w.observe(c.win)
 	s.record("app=sd")
 	s.row.ScaleDown = &st
-	s.row.Note = fmt.Sprintf("%d removed, %d added, %d/%d samples with an unschedulable pod", len(st.Removed), len(st.Added), st.PendingSamples, st.Samples)
+	s.row.Note = scaleDownNote(st)
 	t.Logf("%s / %s: window %v\n  %s", c.title, a.Name, st.Window, strings.Join(st.timeline(), "\n  "))
 	return s, st
+}
+
+// scaleDownNote sums a run up for the report's note column.
+func scaleDownNote(st scaleDownStats) string {
+	parts := []string{fmt.Sprintf("%d node(s) deleted by CA, %d added, %d/%d samples with an unschedulable pod",
+		len(st.Removed), len(st.Added), st.PendingSamples, st.Samples)}
+	if st.ScaleUpAfterRemoval {
+		parts = append(parts, "flap: scale-up after a removal")
+	}
+	if len(st.BlockedEvents) > 0 {
+		parts = append(parts, fmt.Sprintf("%s events on %d node(s)", blockedEventReason, len(st.BlockedEvents)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // pinnedReplicaSet lays the replicas out deterministically: one bare pod
