@@ -29,38 +29,43 @@ type Cost struct {
 	CostPerHour *float64 `json:"costPerHour,omitempty"`
 }
 
-// costOf computes the Cost of res on scenario s: the new nodes are
-// res.Nodes past the scenario's nodes (sim.Result lists the existing nodes
-// first), their number per group is the groups' growth (the simulation
-// never scales down).
+// costOf computes the Cost of res on scenario s: the new nodes are the
+// final nodes the scenario did not have (res.Nodes lists the existing
+// nodes CA kept first), counted per group; a node a scale-up added and
+// scale-down removed again is not among them.
 func costOf(s sim.Scenario, res *sim.Result) Cost {
 	c := Cost{NewNodes: map[string]int{}}
-	known, total := true, 0.0
-	for i, g := range res.NodeGroups {
-		added := g.To - g.From
-		if added <= 0 {
+	existing := map[string]bool{}
+	for _, n := range s.Nodes {
+		existing[n.Name] = true
+	}
+	fresh := map[string]bool{}
+	cpu := resource.NewMilliQuantity(0, resource.DecimalSI)
+	mem := resource.NewQuantity(0, resource.BinarySI)
+	for _, n := range res.Nodes {
+		if existing[n.Name] {
 			continue
 		}
-		c.NewNodes[g.Name] = added
-		if p := s.NodeGroups[i].Price; p != nil {
-			total += *p * float64(added)
-		} else {
-			known = false
+		fresh[n.Name] = true
+		cpu.Add(*n.Status.Allocatable.Cpu())
+		mem.Add(*n.Status.Allocatable.Memory())
+		if g := res.NodeGroupOf[n.Name]; g != "" {
+			c.NewNodes[g]++
+		}
+	}
+	known, total := true, 0.0
+	for _, g := range s.NodeGroups {
+		if added := c.NewNodes[g.Name]; added > 0 {
+			if g.Price != nil {
+				total += *g.Price * float64(added)
+			} else {
+				known = false
+			}
 		}
 	}
 	if known {
 		total = math.Round(total*1e6) / 1e6
 		c.CostPerHour = &total
-	}
-	fresh := map[string]bool{}
-	cpu := resource.NewMilliQuantity(0, resource.DecimalSI)
-	mem := resource.NewQuantity(0, resource.BinarySI)
-	if len(res.Nodes) > len(s.Nodes) {
-		for _, n := range res.Nodes[len(s.Nodes):] {
-			fresh[n.Name] = true
-			cpu.Add(*n.Status.Allocatable.Cpu())
-			mem.Add(*n.Status.Allocatable.Memory())
-		}
 	}
 	for _, p := range res.BoundPods {
 		if !fresh[p.Spec.NodeName] || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {

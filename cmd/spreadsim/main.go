@@ -1,7 +1,8 @@
-// Command spreadsim simulates cluster-autoscaler 1.33 scale-ups on a
-// cluster described in Kubernetes YAML (see package test/sim/load for the
-// input format): the real ScaleUpOrchestrator decides, loop after loop, and
-// the real kube-scheduler binds the pending pods to the nodes it adds. By
+// Command spreadsim simulates cluster-autoscaler 1.33 on a cluster
+// described in Kubernetes YAML (see package test/sim/load for the input
+// format): the real ScaleUpOrchestrator decides, loop after loop, CA's own
+// scale-down planner and actuator remove the nodes it finds unneeded, and
+// the real kube-scheduler binds the pending pods to the nodes. By
 // default it runs the spreadscale wiring; --compare also runs stock
 // cluster-autoscaler on the same input and prints both side by side.
 //
@@ -70,6 +71,15 @@ type options struct {
 	balance       bool
 	output        string
 	verbose       bool
+	scaleDown     scaleDownFlags
+}
+
+// scaleDownFlags are cluster-autoscaler's scale-down flags of both runs.
+type scaleDownFlags struct {
+	enabled       bool
+	unneededTime  time.Duration
+	delayAfterAdd time.Duration
+	threshold     float64
 }
 
 // fileList is the repeatable -f flag.
@@ -164,14 +174,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // config is the sim.Config of one run.
 func (o *options) config(spreadscale bool, expander string) sim.Config {
 	return sim.Config{
-		Spreadscale:              spreadscale,
-		Expander:                 expander,
-		MaxLoops:                 o.maxLoops,
-		Seed:                     o.seed,
-		BalanceSimilarNodeGroups: o.balance,
-		ScanInterval:             o.scanInterval,
-		MaxNodeProvisionTime:     o.provisionTime,
-		ParallelScaleUp:          o.parallel,
+		Spreadscale:                   spreadscale,
+		Expander:                      expander,
+		MaxLoops:                      o.maxLoops,
+		Seed:                          o.seed,
+		BalanceSimilarNodeGroups:      o.balance,
+		ScanInterval:                  o.scanInterval,
+		MaxNodeProvisionTime:          o.provisionTime,
+		ParallelScaleUp:               o.parallel,
+		ScaleDownEnabled:              &o.scaleDown.enabled,
+		ScaleDownUnneededTime:         &o.scaleDown.unneededTime,
+		ScaleDownDelayAfterAdd:        &o.scaleDown.delayAfterAdd,
+		ScaleDownUtilizationThreshold: &o.scaleDown.threshold,
 	}
 }
 
@@ -183,23 +197,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(io.Discard)
 	var files fileList
 	fs.Var(&files, "f", "input `file` or directory (YAML or JSON; repeatable; - reads standard input); none runs the built-in scenario")
-	fs.StringVar(&o.expander, "expander", plugin.Name+",least-waste", "spreadscale run's --expander chain")
-	fs.BoolVar(&o.compare, "compare", false, "also run stock cluster-autoscaler and print both")
-	fs.StringVar(&o.stockExpander, "stock-expander", "random", "stock run's --expander chain (with --compare)")
-	fs.Int64Var(&o.seed, "seed", 1, "seed of every random choice (random expander, ties)")
-	fs.IntVar(&o.maxLoops, "max-loops", 0, "maximum number of cluster-autoscaler loops per run (default 10; with spec.provisioning on a NodeGroup, 10 more than the loops covering the longest delay, --max-node-provision-time if a group never registers, and the 30m maximum backoff if a group fails)")
-	fs.DurationVar(&o.scanInterval, "scan-interval", 10*time.Second, "cluster-autoscaler's --scan-interval: simulated time between loops")
-	fs.DurationVar(&o.provisionTime, "max-node-provision-time", 15*time.Minute, "cluster-autoscaler's --max-node-provision-time")
-	fs.BoolVar(&o.parallel, "parallel-scale-up", false, "cluster-autoscaler's --parallel-scale-up: resize the groups of a scale-up concurrently")
-	fs.IntVar(&o.maxNodesTotal, "max-nodes-total", 0, "cluster-autoscaler's --max-nodes-total (0: unlimited)")
-	fs.BoolVar(&o.balance, "balance-similar-node-groups", false, "cluster-autoscaler's --balance-similar-node-groups")
-	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
-	fs.BoolVar(&o.verbose, "v", false, "print cluster-autoscaler's and the scheduler's logs to standard error")
+	o.define(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
 			fmt.Fprintln(stderr, "Usage: spreadsim [-f FILE]... [--compare] [flags]")
-			fmt.Fprintln(stderr, "Simulates cluster-autoscaler scale-ups with spreadscale (and, with --compare, stock) on a cluster in YAML.")
+			fmt.Fprintln(stderr, "Simulates cluster-autoscaler scale-ups and scale-downs with spreadscale (and, with --compare, stock) on a cluster in YAML.")
 			fs.PrintDefaults()
 		}
 		return nil, err
@@ -209,31 +212,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.files = files
 	var errs []error
-	switch o.output {
-	case "table", "json", "yaml":
-	default:
-		errs = append(errs, fmt.Errorf("-o %q: want table, json or yaml", o.output))
-	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "max-loops" && o.maxLoops < 1 {
 			errs = append(errs, fmt.Errorf("--max-loops %d: must be at least 1", o.maxLoops))
 		}
 	})
-	if o.scanInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--scan-interval %v: must be positive", o.scanInterval))
-	}
-	if o.provisionTime <= 0 {
-		errs = append(errs, fmt.Errorf("--max-node-provision-time %v: must be positive", o.provisionTime))
-	}
-	if o.maxNodesTotal < 0 {
-		errs = append(errs, fmt.Errorf("--max-nodes-total %d: must not be negative", o.maxNodesTotal))
-	}
-	if err := checkExpanders("--expander", o.expander, true); err != nil {
-		errs = append(errs, err)
-	}
-	if err := checkExpanders("--stock-expander", o.stockExpander, false); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, o.problems()...)
 	stdins := 0
 	for _, f := range files {
 		if f == "-" {
@@ -247,6 +231,61 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.Join(errs...)
 	}
 	return o, nil
+}
+
+// define declares every flag but -f on fs, bound to o.
+func (o *options) define(fs *flag.FlagSet) {
+	fs.StringVar(&o.expander, "expander", plugin.Name+",least-waste", "spreadscale run's --expander chain")
+	fs.BoolVar(&o.compare, "compare", false, "also run stock cluster-autoscaler and print both")
+	fs.StringVar(&o.stockExpander, "stock-expander", "random", "stock run's --expander chain (with --compare)")
+	fs.Int64Var(&o.seed, "seed", 1, "seed of every random choice (random expander, ties)")
+	fs.IntVar(&o.maxLoops, "max-loops", 0, "maximum number of cluster-autoscaler loops per run (default 10; with spec.provisioning on a NodeGroup, 10 more than the loops covering the longest delay, --max-node-provision-time if a group never registers, and the 30m maximum backoff if a group fails; with scale-down, plus 3 cycles of --scale-down-delay-after-add, --scale-down-unneeded-time and a 2-loop drain)")
+	fs.DurationVar(&o.scanInterval, "scan-interval", 10*time.Second, "cluster-autoscaler's --scan-interval: simulated time between loops")
+	fs.DurationVar(&o.provisionTime, "max-node-provision-time", 15*time.Minute, "cluster-autoscaler's --max-node-provision-time")
+	fs.BoolVar(&o.parallel, "parallel-scale-up", false, "cluster-autoscaler's --parallel-scale-up: resize the groups of a scale-up concurrently")
+	fs.IntVar(&o.maxNodesTotal, "max-nodes-total", 0, "cluster-autoscaler's --max-nodes-total (0: unlimited)")
+	fs.BoolVar(&o.balance, "balance-similar-node-groups", false, "cluster-autoscaler's --balance-similar-node-groups")
+	fs.BoolVar(&o.scaleDown.enabled, "scale-down-enabled", true, "cluster-autoscaler's --scale-down-enabled: run its scale-down too")
+	fs.DurationVar(&o.scaleDown.unneededTime, "scale-down-unneeded-time", 10*time.Minute, "cluster-autoscaler's --scale-down-unneeded-time: how long a node must be unneeded before it is removed")
+	fs.DurationVar(&o.scaleDown.delayAfterAdd, "scale-down-delay-after-add", 10*time.Minute, "cluster-autoscaler's --scale-down-delay-after-add: scale-down cooldown after a scale-up")
+	fs.Float64Var(&o.scaleDown.threshold, "scale-down-utilization-threshold", 0.5, "cluster-autoscaler's --scale-down-utilization-threshold: a node whose CPU and memory requests are both below this share of its allocatable may be removed")
+	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
+	fs.BoolVar(&o.verbose, "v", false, "print cluster-autoscaler's and the scheduler's logs to standard error")
+}
+
+// problems lists what is wrong with the parsed flags' values.
+func (o *options) problems() []error {
+	var errs []error
+	switch o.output {
+	case "table", "json", "yaml":
+	default:
+		errs = append(errs, fmt.Errorf("-o %q: want table, json or yaml", o.output))
+	}
+	if o.scanInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--scan-interval %v: must be positive", o.scanInterval))
+	}
+	if o.provisionTime <= 0 {
+		errs = append(errs, fmt.Errorf("--max-node-provision-time %v: must be positive", o.provisionTime))
+	}
+	if o.maxNodesTotal < 0 {
+		errs = append(errs, fmt.Errorf("--max-nodes-total %d: must not be negative", o.maxNodesTotal))
+	}
+	if d := o.scaleDown.unneededTime; d < 0 {
+		errs = append(errs, fmt.Errorf("--scale-down-unneeded-time %v: must not be negative", d))
+	}
+	if d := o.scaleDown.delayAfterAdd; d < 0 {
+		errs = append(errs, fmt.Errorf("--scale-down-delay-after-add %v: must not be negative", d))
+	}
+	if u := o.scaleDown.threshold; !(u >= 0 && u <= 1) {
+		errs = append(errs, fmt.Errorf("--scale-down-utilization-threshold %v: must be between 0 and 1", u))
+	}
+	if err := checkExpanders("--expander", o.expander, true); err != nil {
+		errs = append(errs, err)
+	}
+	if err := checkExpanders("--stock-expander", o.stockExpander, false); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 // checkExpanders validates a comma-separated expander chain: known names,

@@ -36,11 +36,13 @@ func TestJSONProvisioning(t *testing.T) {
 }
 
 // The table shows the time column, failed scale-ups, upcoming nodes, the
-// new flags in the config line and when every pod was bound.
+// new flags in the config line and when every pod was bound. The auto
+// --max-loops: 105 for the delays and the backoff, plus 3 × (10m + 10m +
+// 2 × 20s) / 20s = 186 for scale-down's cycles.
 func TestTableProvisioning(t *testing.T) {
 	out := mustRun(t, "", "-f", stockoutExample, "--parallel-scale-up", "--scan-interval", "20s")
 	for _, want := range []string{
-		"config: --seed=1 --max-loops=105 --scan-interval=20s --max-node-provision-time=15m0s --parallel-scale-up\n",
+		"config: --seed=1 --max-loops=291 --scan-interval=20s --max-node-provision-time=15m0s --parallel-scale-up\n",
 		"1     20s    ng-a 1->2, ng-b 1->2, ng-c FAILED: failed to increase node group size: out of capacity in us-east-1c (bound 0)\n",
 		"2     40s    ng-a 2->3, ng-b 2->3, upcoming ng-a 1, ng-b 1 (bound 0)\n",
 		"nothing scaled, failed or got bound)\n",

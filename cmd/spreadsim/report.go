@@ -53,10 +53,11 @@ type Output struct {
 type Result struct {
 	// Loops has one entry per cluster-autoscaler loop that ran.
 	Loops []Loop `json:"loops"`
-	// NodeGroups lists every group with its initial and final size.
+	// NodeGroups lists every group with its initial and final size (after
+	// removals).
 	NodeGroups []GroupSize `json:"nodeGroups"`
-	// Pods lists every pod pending at the start that got bound, in binding
-	// order.
+	// Pods lists every pod pending at the start, or recreated after an
+	// eviction, that got bound, in binding order.
 	Pods []Placement `json:"pods"`
 	// Unschedulable lists the pods still pending at the end.
 	Unschedulable []Pending `json:"unschedulable"`
@@ -65,16 +66,26 @@ type Result struct {
 }
 
 // Loop is what one cluster-autoscaler loop did: its simulated time (a Go
-// duration since the start, "1m30s"), the nodes it counted as upcoming per
-// group when it started, its scale-ups, the scale-ups that failed in it
-// (IncreaseSize errors, timeouts after --max-node-provision-time) and the
-// pods bound after it.
+// duration since the start, "1m30s"), the pods pending when it started, the
+// nodes it counted as upcoming per group when it started, its scale-ups,
+// the scale-ups that failed in it (IncreaseSize errors, timeouts after
+// --max-node-provision-time), the nodes whose deletion it started, the pods
+// their drains evicted ("namespace/name") and the pods bound after it.
 type Loop struct {
 	Time           string          `json:"time"`
+	PendingPods    int             `json:"pendingPods"`
 	UpcomingNodes  map[string]int  `json:"upcomingNodes"`
 	ScaleUps       []ScaleUp       `json:"scaleUps"`
 	FailedScaleUps []FailedScaleUp `json:"failedScaleUps"`
+	ScaleDowns     []ScaleDown     `json:"scaleDowns"`
+	EvictedPods    []string        `json:"evictedPods"`
 	BoundPods      int             `json:"boundPods"`
+}
+
+// ScaleDown is a node whose deletion cluster-autoscaler started in a loop.
+type ScaleDown struct {
+	NodeGroup string `json:"nodeGroup"`
+	Node      string `json:"node"`
 }
 
 // FailedScaleUp is a scale-up cluster-autoscaler registered as failed and
@@ -132,7 +143,13 @@ func toResult(s sim.Scenario, res *sim.Result) *Result {
 			UpcomingNodes:  map[string]int{},
 			ScaleUps:       make([]ScaleUp, 0, len(l.ScaleUps)),
 			FailedScaleUps: make([]FailedScaleUp, 0, len(l.FailedScaleUps)),
+			ScaleDowns:     make([]ScaleDown, 0, len(l.ScaleDowns)),
+			EvictedPods:    append(make([]string, 0, len(l.EvictedPods)), l.EvictedPods...),
 			BoundPods:      l.BoundPods,
+			PendingPods:    l.PendingPods,
+		}
+		for _, d := range l.ScaleDowns {
+			loop.ScaleDowns = append(loop.ScaleDowns, ScaleDown{NodeGroup: d.NodeGroup, Node: d.Node})
 		}
 		for g, n := range l.UpcomingNodes {
 			loop.UpcomingNodes[g] = n

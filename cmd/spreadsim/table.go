@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	apiv1 "k8s.io/api/core/v1"
 
@@ -54,6 +55,7 @@ func writeTable(w io.Writer, r *report) error {
 	if r.scenario.MaxNodesTotal > 0 {
 		fmt.Fprintf(&b, " --max-nodes-total=%d", r.scenario.MaxNodesTotal)
 	}
+	b.WriteString(r.opts.scaleDown.nonDefault())
 	b.WriteString("\n")
 
 	for _, section := range []func() error{
@@ -83,8 +85,10 @@ func writeTable(w io.Writer, r *report) error {
 	b.WriteString("\n")
 	if len(cols) > 1 {
 		fmt.Fprintf(&b, "verdict: %s | %s\n", summary(r.run(modeSpreadscale), spreads), summary(r.run(modeStock), spreads))
+		fmt.Fprintf(&b, "scale-down: %s | %s\n", churn(r.run(modeSpreadscale)), churn(r.run(modeStock)))
 	} else {
 		fmt.Fprintf(&b, "summary: %s\n", summary(cols[0], spreads))
+		fmt.Fprintf(&b, "scale-down: %s\n", churn(cols[0]))
 	}
 	lines := strings.Split(b.String(), "\n")
 	for i := range lines {
@@ -216,6 +220,36 @@ func summary(run *namedRun, spreads []*topology.Spread) string {
 		s += fmt.Sprintf(", all bound at %v", at)
 	}
 	return s
+}
+
+// churn is one run's scale-down verdict: the nodes whose removal CA
+// started, the scale-ups in loops after a removal, and the pod-seconds pods
+// spent pending (every pod pending when a loop started, evicted ones
+// included, counted for the scan interval before it).
+func churn(run *namedRun) string {
+	res := run.res
+	n, ups := res.Removals(), res.ScaleUpsAfterRemoval()
+	return fmt.Sprintf("%s %d %s, %d %s after a removal, %d pod-seconds pending",
+		run.mode, n, plural(n, "removal"), ups, plural(ups, "scale-up"), int64(res.PodSecondsPending().Seconds()))
+}
+
+// nonDefault renders the scale-down flags that differ from
+// cluster-autoscaler's defaults, for the config line.
+func (f scaleDownFlags) nonDefault() string {
+	if !f.enabled {
+		return " --scale-down-enabled=false"
+	}
+	var b strings.Builder
+	if f.unneededTime != 10*time.Minute {
+		fmt.Fprintf(&b, " --scale-down-unneeded-time=%v", f.unneededTime)
+	}
+	if f.delayAfterAdd != 10*time.Minute {
+		fmt.Fprintf(&b, " --scale-down-delay-after-add=%v", f.delayAfterAdd)
+	}
+	if f.threshold != 0.5 {
+		fmt.Fprintf(&b, " --scale-down-utilization-threshold=%v", f.threshold)
+	}
+	return b.String()
 }
 
 // plural returns word with an "s" unless n is 1.

@@ -9,13 +9,21 @@ import (
 	"github.com/spreadscale/spreadscale/test/sim"
 )
 
-// writeScaleUps writes the SCALE-UPS section: per loop, its simulated time
-// and each column's scale-ups, failed scale-ups, the nodes it counted as
-// upcoming and the pods bound after it. Loops in which no column scaled,
-// failed or bound anything are left out (but for each column's last loop),
-// and a note says how many.
+// writeScaleUps writes the SCALE-UPS section (SCALE-UPS AND SCALE-DOWNS
+// when a column removed a node): per loop, its simulated time and each
+// column's scale-ups, failed scale-ups, the nodes it counted as upcoming,
+// the nodes whose removal it started, the pods their drains evicted and the
+// pods bound after it. Loops in which no column scaled (up or down),
+// failed, evicted or bound anything are left out (but for each column's
+// last loop), and a note says how many.
 func writeScaleUps(b *strings.Builder, cols []*namedRun) error {
-	b.WriteString("\nSCALE-UPS\n")
+	title := "SCALE-UPS"
+	for _, c := range cols {
+		if c.res.Removals() > 0 {
+			title = "SCALE-UPS AND SCALE-DOWNS"
+		}
+	}
+	b.WriteString("\n" + title + "\n")
 	tw := newTab(b)
 	header := []string{"LOOP", "TIME"}
 	for _, c := range cols {
@@ -64,7 +72,8 @@ func shownLoop(cols []*namedRun, i int) bool {
 			continue
 		}
 		l := c.res.Loops[i]
-		if len(l.ScaleUps) > 0 || len(l.FailedScaleUps) > 0 || l.BoundPods > 0 || i == len(c.res.Loops)-1 {
+		if len(l.ScaleUps) > 0 || len(l.FailedScaleUps) > 0 || len(l.ScaleDowns) > 0 || len(l.EvictedPods) > 0 ||
+			l.BoundPods > 0 || i == len(c.res.Loops)-1 {
 			return true
 		}
 	}
@@ -72,8 +81,9 @@ func shownLoop(cols []*namedRun, i int) bool {
 }
 
 // loopCell renders loop i of res: its scale-ups, its failed scale-ups, the
-// nodes CA counted as upcoming and the pods bound after it; "" when the run
-// had fewer loops.
+// nodes whose removal it started ("ng-c remove ng-c-1"), how many pods
+// their drains evicted, the nodes CA counted as upcoming and the pods bound
+// after it; "" when the run had fewer loops.
 func loopCell(res *sim.Result, i int) string {
 	if i >= len(res.Loops) {
 		return ""
@@ -85,6 +95,12 @@ func loopCell(res *sim.Result, i int) string {
 	}
 	for _, f := range l.FailedScaleUps {
 		parts = append(parts, fmt.Sprintf("%s FAILED: %s", f.NodeGroup, f.Error))
+	}
+	for _, d := range l.ScaleDowns {
+		parts = append(parts, fmt.Sprintf("%s remove %s", d.NodeGroup, d.Node))
+	}
+	if n := len(l.EvictedPods); n > 0 {
+		parts = append(parts, fmt.Sprintf("evicted %d %s", n, plural(n, "pod")))
 	}
 	if len(parts) == 0 {
 		parts = []string{"no scale-up"}

@@ -109,8 +109,12 @@ func (r *runner) fillResult(res *Result, stoppedByMaxLoops bool) {
 			Reason:    r.pendingReason(p, stoppedByMaxLoops),
 		})
 	}
+	res.NodeGroupOf = map[string]string{}
 	for _, n := range r.nodes {
 		res.Nodes = append(res.Nodes, n.DeepCopy())
+		if g, ok := r.nodeGroupOf[n.Name]; ok {
+			res.NodeGroupOf[n.Name] = g
+		}
 	}
 	for _, p := range r.bound {
 		res.BoundPods = append(res.BoundPods, p.DeepCopy())

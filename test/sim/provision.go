@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	testcloudprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	cautils "k8s.io/autoscaler/cluster-autoscaler/clusterstate/utils"
+	"k8s.io/autoscaler/cluster-autoscaler/config"
+	cacontext "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/core"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator"
 	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
@@ -223,4 +226,41 @@ func (r *runner) backedOff() bool {
 		}
 	}
 	return false
+}
+
+// buildProvider builds CA's test cloud provider with the scenario's groups,
+// their templates and existing nodes, and the resource limits of opts; its
+// NodeGroups() are sorted by id (orderedProvider).
+func (r *runner) buildProvider(s Scenario, opts config.AutoscalingOptions, readyAt time.Time) orderedProvider {
+	templates := map[string]*caframework.NodeInfo{}
+	for _, g := range s.NodeGroups {
+		tpl := nodeFromTemplate(r.groups[g.Name], g.Name+"-template", readyAt, false)
+		templates[g.Name] = caframework.NewNodeInfo(tpl, nil)
+	}
+	r.provider = testcloudprovider.NewTestCloudProviderBuilder().
+		WithOnScaleUp(r.onScaleUp).
+		WithOnScaleDown(r.onScaleDown).
+		WithMachineTemplates(templates).
+		Build()
+	r.provider.SetResourceLimiter(cacontext.NewResourceLimiterFromAutoscalingOptions(opts))
+	for _, g := range s.NodeGroups {
+		r.provider.AddNodeGroup(g.Name, g.MinSize, g.MaxSize, r.initialSize[g.Name])
+	}
+	for _, n := range r.nodes {
+		if g, ok := r.nodeGroupOf[n.Name]; ok {
+			r.provider.AddNode(g, n)
+		}
+	}
+	return orderedProvider{r.provider}
+}
+
+// declaredDomains collects the groups' DomainLabels for the plugin.
+func declaredDomains(groups []NodeGroup) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, g := range groups {
+		if len(g.DomainLabels) > 0 {
+			out[g.Name] = maps.Clone(g.DomainLabels)
+		}
+	}
+	return out
 }

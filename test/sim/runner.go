@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -347,43 +346,6 @@ func buildProcessors(opts config.AutoscalingOptions, snapshot clustersnapshot.Cl
 	procs.ScaleDownNodeProcessor = scaleDownNodeProcessor(procs, snapshot, deleteOptions, drainabilityRules)
 	procs.ScaleDownSetProcessor = &orderedSetProcessor{ScaleDownSetProcessor: procs.ScaleDownSetProcessor, rank: rank}
 	return procs
-}
-
-// buildProvider builds CA's test cloud provider with the scenario's groups,
-// their templates and existing nodes, and the resource limits of opts; its
-// NodeGroups() are sorted by id (orderedProvider).
-func (r *runner) buildProvider(s Scenario, opts config.AutoscalingOptions, readyAt time.Time) orderedProvider {
-	templates := map[string]*caframework.NodeInfo{}
-	for _, g := range s.NodeGroups {
-		tpl := nodeFromTemplate(r.groups[g.Name], g.Name+"-template", readyAt, false)
-		templates[g.Name] = caframework.NewNodeInfo(tpl, nil)
-	}
-	r.provider = testcloudprovider.NewTestCloudProviderBuilder().
-		WithOnScaleUp(r.onScaleUp).
-		WithOnScaleDown(r.onScaleDown).
-		WithMachineTemplates(templates).
-		Build()
-	r.provider.SetResourceLimiter(cacontext.NewResourceLimiterFromAutoscalingOptions(opts))
-	for _, g := range s.NodeGroups {
-		r.provider.AddNodeGroup(g.Name, g.MinSize, g.MaxSize, r.initialSize[g.Name])
-	}
-	for _, n := range r.nodes {
-		if g, ok := r.nodeGroupOf[n.Name]; ok {
-			r.provider.AddNode(g, n)
-		}
-	}
-	return orderedProvider{r.provider}
-}
-
-// declaredDomains collects the groups' DomainLabels for the plugin.
-func declaredDomains(groups []NodeGroup) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	for _, g := range groups {
-		if len(g.DomainLabels) > 0 {
-			out[g.Name] = maps.Clone(g.DomainLabels)
-		}
-	}
-	return out
 }
 
 // deepCopyAll deep-copies every object of objs.

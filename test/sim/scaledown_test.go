@@ -10,18 +10,37 @@ import (
 	"github.com/spreadscale/spreadscale/test/sim"
 )
 
+// scaleDownCase is a cluster run through stock CA and spreadscale with
+// CA's scale-down.
+type scaleDownCase struct {
+	name  string
+	s     sim.Scenario
+	stock func(t *testing.T, res *sim.Result)
+	// spread checks spreadscale's run; stock is its result.
+	spread func(t *testing.T, res, stock *sim.Result)
+}
+
 // CA's own scale-down in the simulation, stock beside spreadscale, with
 // short timers (downConfig: 10s loops, 30s unneeded time and delay after
 // add), 100m replicas on 2-CPU nodes and the 0.5 utilization threshold.
 func TestScaleDownSpread(t *testing.T) {
+	for _, tc := range append(append(hostnameCases(), zoneCases()...), emptyNodeCase()) {
+		t.Run(tc.name, func(t *testing.T) {
+			stock := run(t, tc.s, downConfig(false))
+			spread := run(t, tc.s, downConfig(true))
+			t.Logf("stock: %s", downSummary(stock))
+			t.Logf("spreadscale: %s", downSummary(spread))
+			t.Run("stock", func(t *testing.T) { tc.stock(t, stock) })
+			t.Run("spreadscale", func(t *testing.T) { tc.spread(t, spread, stock) })
+		})
+	}
+}
+
+// hostnameCases are the hostname spreads: #9287 under the default
+// nodeTaintsPolicy, and with nodeTaintsPolicy Honor.
+func hostnameCases() []scaleDownCase {
 	honor := apiv1.NodeInclusionPolicyHonor
-	for _, tc := range []struct {
-		name  string
-		s     sim.Scenario
-		stock func(t *testing.T, res *sim.Result)
-		// spread checks spreadscale's run; stock is its result.
-		spread func(t *testing.T, res, stock *sim.Result)
-	}{{
+	return []scaleDownCase{{
 		// kubernetes/autoscaler#9287: three nodes, one hostname-spread
 		// replica each. CA's removal simulation drops the node first, so
 		// stock removes one; while it drains kube-scheduler still counts
@@ -49,6 +68,28 @@ func TestScaleDownSpread(t *testing.T) {
 			assert.Equal(t, map[string]int{"ng-a": 3}, groupSizes(res))
 		},
 	}, {
+		// nodeTaintsPolicy Honor: kube-scheduler ignores the draining
+		// node, the evicted replica fits the others, and spreadscale
+		// removes exactly what stock removes.
+		name: "hostname spread with nodeTaintsPolicy Honor",
+		s: downScenario([]string{"a"}, []downNode{{zone: "a", replicas: 1}, {zone: "a", replicas: 1}, {zone: "a", replicas: 1}},
+			webSpread(apiv1.LabelHostname, &honor)),
+		stock: func(t *testing.T, res *sim.Result) {
+			require.Positive(t, res.Removals(), "removals: %s", downSummary(res))
+			requireNeverPending(t, res)
+		},
+		spread: func(t *testing.T, res, stock *sim.Result) {
+			assert.Equal(t, removals(stock), removals(res), "same removals as stock")
+			requireNeverPending(t, res)
+			assert.Equal(t, groupSizes(stock), groupSizes(res))
+		},
+	}}
+}
+
+// zoneCases are the zone spreads: zone c's only node is the one to
+// remove, alone or beside consolidation inside zones a and b.
+func zoneCases() []scaleDownCase {
+	return []scaleDownCase{{
 		// Zone collapse: zone c's only node holds one of five zone-spread
 		// replicas and is the one underutilized node (a and b are busy with
 		// other pods). Stock removes it, the replica fits nowhere while it
@@ -91,23 +132,12 @@ func TestScaleDownSpread(t *testing.T) {
 			assert.Equal(t, 5, zones["a"]+zones["b"]+zones["c"], "replicas running: %v", zones)
 			assert.LessOrEqual(t, max(zones["a"], zones["b"], zones["c"])-min(zones["a"], zones["b"], zones["c"]), 1, "zone skew: %v", zones)
 		},
-	}, {
-		// nodeTaintsPolicy Honor: kube-scheduler ignores the draining
-		// node, the evicted replica fits the others, and spreadscale
-		// removes exactly what stock removes.
-		name: "hostname spread with nodeTaintsPolicy Honor",
-		s: downScenario([]string{"a"}, []downNode{{zone: "a", replicas: 1}, {zone: "a", replicas: 1}, {zone: "a", replicas: 1}},
-			webSpread(apiv1.LabelHostname, &honor)),
-		stock: func(t *testing.T, res *sim.Result) {
-			require.Positive(t, res.Removals(), "removals: %s", downSummary(res))
-			requireNeverPending(t, res)
-		},
-		spread: func(t *testing.T, res, stock *sim.Result) {
-			assert.Equal(t, removals(stock), removals(res), "same removals as stock")
-			requireNeverPending(t, res)
-			assert.Equal(t, groupSizes(stock), groupSizes(res))
-		},
-	}, {
+	}}
+}
+
+// emptyNodeCase is a node without pods, which both remove.
+func emptyNodeCase() scaleDownCase {
+	return scaleDownCase{
 		// An empty node is removed by both: no evicted pod, nothing for
 		// the guard to keep. CA's planner first counts it unneeded in loop
 		// 1 (10s); it is removable once the 30s unneeded time has passed
@@ -125,14 +155,5 @@ func TestScaleDownSpread(t *testing.T) {
 			requireNeverPending(t, res)
 			assert.Equal(t, map[string]int{"ng-a": 1}, groupSizes(res))
 		},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			stock := run(t, tc.s, downConfig(false))
-			spread := run(t, tc.s, downConfig(true))
-			t.Logf("stock: %s", downSummary(stock))
-			t.Logf("spreadscale: %s", downSummary(spread))
-			t.Run("stock", func(t *testing.T) { tc.stock(t, stock) })
-			t.Run("spreadscale", func(t *testing.T) { tc.spread(t, spread, stock) })
-		})
 	}
 }

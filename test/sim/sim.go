@@ -154,9 +154,11 @@ type Result struct {
 	// Unschedulable lists the pods still pending at the end, in scheduling
 	// queue order.
 	Unschedulable []Pending
-	// Nodes are the final nodes: the existing ones followed by the new ones
-	// in registration order.
+	// Nodes are the final nodes: the existing ones CA did not remove
+	// followed by the new ones in registration order.
 	Nodes []*apiv1.Node
+	// NodeGroupOf maps each final autoscaled node to its group.
+	NodeGroupOf map[string]string
 	// BoundPods are all bound pods at the end, with Spec.NodeName set.
 	BoundPods []*apiv1.Pod
 }

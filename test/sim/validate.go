@@ -43,36 +43,9 @@ func validate(s Scenario, cfg Config) error {
 		return err
 	}
 
-	groups := map[string]*NodeGroup{}
-	for i := range s.NodeGroups {
-		g := &s.NodeGroups[i]
-		if g.Name == "" {
-			return errorf("NodeGroups[%d].Name: empty", i)
-		}
-		if _, dup := groups[g.Name]; dup {
-			return errorf("NodeGroups[%d].Name: duplicate node group %q", i, g.Name)
-		}
-		groups[g.Name] = g
-		if g.Template == nil {
-			return errorf("node group %q: Template is nil", g.Name)
-		}
-		if g.MinSize < 0 {
-			return errorf("node group %q: MinSize %d is negative", g.Name, g.MinSize)
-		}
-		if g.MinSize > g.MaxSize {
-			return errorf("node group %q: MinSize %d > MaxSize %d", g.Name, g.MinSize, g.MaxSize)
-		}
-		for k := range g.DomainLabels {
-			if k == "" {
-				return errorf("node group %q: DomainLabels has an empty key", g.Name)
-			}
-		}
-		if g.Provisioning.Delay < 0 {
-			return errorf("node group %q: Provisioning.Delay %v is negative", g.Name, g.Provisioning.Delay)
-		}
-		if g.Price != nil && !(*g.Price >= 0 && !math.IsInf(*g.Price, 1)) {
-			return errorf("node group %q: Price %v must be a finite number >= 0", g.Name, *g.Price)
-		}
+	groups, err := validateGroups(s)
+	if err != nil {
+		return err
 	}
 
 	nodes := map[string]bool{}
@@ -188,4 +161,40 @@ func validateScaleDown(cfg Config) error {
 		return errorf("Config.ScaleDownUtilizationThreshold: %v is outside [0, 1]", *u)
 	}
 	return nil
+}
+
+// validateGroups checks the node groups of s and returns them by name.
+func validateGroups(s Scenario) (map[string]*NodeGroup, error) {
+	groups := map[string]*NodeGroup{}
+	for i := range s.NodeGroups {
+		g := &s.NodeGroups[i]
+		if g.Name == "" {
+			return nil, errorf("NodeGroups[%d].Name: empty", i)
+		}
+		if _, dup := groups[g.Name]; dup {
+			return nil, errorf("NodeGroups[%d].Name: duplicate node group %q", i, g.Name)
+		}
+		groups[g.Name] = g
+		if g.Template == nil {
+			return nil, errorf("node group %q: Template is nil", g.Name)
+		}
+		if g.MinSize < 0 {
+			return nil, errorf("node group %q: MinSize %d is negative", g.Name, g.MinSize)
+		}
+		if g.MinSize > g.MaxSize {
+			return nil, errorf("node group %q: MinSize %d > MaxSize %d", g.Name, g.MinSize, g.MaxSize)
+		}
+		for k := range g.DomainLabels {
+			if k == "" {
+				return nil, errorf("node group %q: DomainLabels has an empty key", g.Name)
+			}
+		}
+		if g.Provisioning.Delay < 0 {
+			return nil, errorf("node group %q: Provisioning.Delay %v is negative", g.Name, g.Provisioning.Delay)
+		}
+		if g.Price != nil && !(*g.Price >= 0 && !math.IsInf(*g.Price, 1)) {
+			return nil, errorf("node group %q: Price %v must be a finite number >= 0", g.Name, *g.Price)
+		}
+	}
+	return groups, nil
 }
