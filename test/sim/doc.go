@@ -80,8 +80,11 @@
 // progress or waiting in the drain window. When no pod is pending, the
 // next loop runs only if scale-down could still act: with
 // --scale-down-enabled, a node is unneeded, a deletion is under way, or
-// some node passes CA's scale-down eligibility check (autoscaled, not being
-// deleted, not annotated scale-down-disabled, below the utilization
-// threshold) on the cluster as it stands. The same Scenario and Seed always
-// give the same Result.
+// CA's planner would count some node as unneeded on the cluster as it
+// stands (a throwaway planner.New over the loop's ScaleDownNodeProcessor
+// candidates — in spreadscale mode after the guard — runs CA's eligibility
+// check and removal simulation, without starting the real planner's
+// timers). The same Scenario and Seed always give the same Result: where CA
+// orders nodes by a map (the removable nodes its planner lists), the
+// simulation orders them by the loop's candidate order, then by name.
 package sim
