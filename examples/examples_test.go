@@ -1,7 +1,8 @@
 // Package examples_test runs every example of this directory through the
 // simulation in spreadscale mode (spreadsim's default: expander chain
 // topology-spread,least-waste, seed 1; the spot and on-demand example with
-// the priority expander, in both modes) and checks its outcome exactly.
+// the priority expander, in both modes; the scale-down example with short
+// scale-down timers, in both modes) and checks its outcome exactly.
 package examples_test
 
 import (
