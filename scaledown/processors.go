@@ -39,10 +39,11 @@ func (f *CandidatesFilter) GetPodDestinationCandidates(ctx *context.AutoscalingC
 	return f.Inner.GetPodDestinationCandidates(ctx, all)
 }
 
-// GetScaleDownCandidates implements nodes.ScaleDownNodeProcessor. A node
-// whose evictable pods CA cannot determine (a blocking pod) is left to CA,
-// which keeps it for that reason. When the guard cannot build its view, it
-// keeps every candidate that hosts an evictable spread pod.
+// GetScaleDownCandidates implements nodes.ScaleDownNodeProcessor. Only
+// the candidates CA's eligibility check passes are checked. A node whose
+// evictable pods CA cannot determine (a blocking pod) is left to CA, which
+// keeps it for that reason. When a check fails with an error, the node is
+// kept (it stays out of the candidates) and the error is logged.
 func (f *CandidatesFilter) GetScaleDownCandidates(ctx *context.AutoscalingContext, all []*apiv1.Node) ([]*apiv1.Node, errors.AutoscalerError) {
 	candidates, aerr := f.Inner.GetScaleDownCandidates(ctx, all)
 	if aerr != nil {
@@ -50,7 +51,7 @@ func (f *CandidatesFilter) GetScaleDownCandidates(ctx *context.AutoscalingContex
 	}
 	g := f.Guard
 	eligible := g.eligible(ctx, candidates)
-	view, err := g.newView(ctx)
+	view := lazyView{guard: g, ctx: ctx}
 	var kept []*apiv1.Node
 	var blocked []*Blocked
 	for _, node := range candidates {
@@ -58,29 +59,55 @@ func (f *CandidatesFilter) GetScaleDownCandidates(ctx *context.AutoscalingContex
 			kept = append(kept, node)
 			continue
 		}
-		evicted := g.evictable(ctx, node)
-		if len(g.spreadPods(evicted)) == 0 {
-			kept = append(kept, node)
-			continue
-		}
-		if err != nil {
+		b, err := g.checkAlone(ctx, &view, node)
+		switch {
+		case err != nil:
 			klog.Background().Error(err, "spreadscale scale-down guard: keeping the node", "node", node.Name)
-			continue
-		}
-		b, cerr := g.check(view, map[string]bool{node.Name: true}, evicted)
-		if cerr != nil {
-			klog.Background().Error(cerr, "spreadscale scale-down guard: keeping the node", "node", node.Name)
-			continue
-		}
-		if b != nil {
-			b.Node = node
+		case b != nil:
 			blocked = append(blocked, b)
-			continue
+		default:
+			kept = append(kept, node)
 		}
-		kept = append(kept, node)
 	}
 	g.publish(true, blocked)
 	return kept, nil
+}
+
+// checkAlone is the guard's verdict on removing node alone: nil when no
+// evictable pod has a DoNotSchedule constraint or every one can be placed
+// again.
+func (g *Guard) checkAlone(ctx *context.AutoscalingContext, view *lazyView, node *apiv1.Node) (*Blocked, error) {
+	evicted := g.evictable(ctx, node)
+	if len(g.spreadPods(evicted)) == 0 {
+		return nil, nil
+	}
+	v, err := view.get()
+	if err != nil {
+		return nil, err
+	}
+	b, err := g.check(v, map[string]bool{node.Name: true}, evicted)
+	if b != nil {
+		b.Node = node
+	}
+	return b, err
+}
+
+// lazyView builds the processor call's view on first use: a loop whose
+// candidates evict no spread pod never pays for it.
+type lazyView struct {
+	guard *Guard
+	ctx   *context.AutoscalingContext
+	view  *clusterView
+	err   error
+	built bool
+}
+
+func (l *lazyView) get() (*clusterView, error) {
+	if !l.built {
+		l.view, l.err = l.guard.newView(l.ctx)
+		l.built = true
+	}
+	return l.view, l.err
 }
 
 // eligible returns whether CA's eligibility check passes a candidate (CA
