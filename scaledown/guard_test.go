@@ -44,14 +44,14 @@ func node(name, zone string) *apiv1.Node {
 // with maxSkew 1 DoNotSchedule and the given nodeTaintsPolicy.
 func replica(name, nodeName, key string, taints *apiv1.NodeInclusionPolicy) *apiv1.Pod {
 	sel := st.MakeLabelSelector().Label("app", "web").Obj()
-	return st.MakePod().Namespace("default").Name(name).Label("app", "web").Node(nodeName).
+	return st.MakePod().Namespace("default").Name(name).UID(name).Label("app", "web").Node(nodeName).
 		OwnerReference("web-rs", rsKind).Req(map[apiv1.ResourceName]string{"cpu": "100m"}).
 		SpreadConstraint(1, key, apiv1.DoNotSchedule, sel, nil, nil, taints, nil).Obj()
 }
 
 // filler is a pod without spread constraints that keeps a node busy.
 func filler(name, nodeName string) *apiv1.Pod {
-	return st.MakePod().Namespace("default").Name(name).Label("app", "busy").Node(nodeName).
+	return st.MakePod().Namespace("default").Name(name).UID(name).Label("app", "busy").Node(nodeName).
 		OwnerReference("busy-rs", rsKind).Req(map[apiv1.ResourceName]string{"cpu": "1500m"}).Obj()
 }
 
@@ -65,7 +65,7 @@ type cluster struct {
 
 // setup returns the AutoscalingContext and the guard's processors over c,
 // around pass-through inner processors.
-func (c cluster) setup(t *testing.T) (*context.AutoscalingContext, *CandidatesFilter, *SetFilter, *StatusReporter) {
+func (c cluster) setup(t testing.TB) (*context.AutoscalingContext, *CandidatesFilter, *SetFilter, *StatusReporter) {
 	t.Helper()
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
 	for _, n := range c.nodes {

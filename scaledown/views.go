@@ -84,7 +84,16 @@ func (g *Guard) check(v *clusterView, gone map[string]bool, evicted []*apiv1.Pod
 	if b, err := v.placeAtDrainTime(gone, pods, g); b != nil || err != nil {
 		return b, err
 	}
-	return v.placeInUniverse(gone, pods)
+	for _, sp := range pods {
+		if v.universe.KeepsDomain(sp.spread, gone) {
+			return v.placeInUniverse(gone, pods)
+		}
+	}
+	// No domain is kept: the domain universe after the removal is the
+	// scheduler view without the nodes, the view in which CA's own removal
+	// simulation (simulator.RemovalSimulator) places every evicted pod with
+	// the same scheduler framework; CA decides it.
+	return nil, nil
 }
 
 // fork forks the snapshot with only the registered nodes in it; the

@@ -47,6 +47,40 @@ func (u *Universe) CountAfterRemoval(s *Spread, removed map[string]bool) *Counts
 	return c
 }
 
+// KeepsDomain reports whether CountAfterRemoval keeps a domain for s that
+// the scheduler view after the removal lacks: a removed node was the last
+// counted node of its value for a non-hostname hard constraint, and a
+// template carries that value. Without one, the domain universe after the
+// removal is the scheduler view without the removed nodes.
+func (u *Universe) KeepsDomain(s *Spread, removed map[string]bool) bool {
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if con.TopologyKey == v1.LabelHostname {
+			continue
+		}
+		lost := map[string]bool{}
+		for _, n := range u.Nodes {
+			if removed[n.Name] && hasAllKeys(n.Node, s.Hard) && s.counted(n.Node, con) {
+				lost[n.Labels[con.TopologyKey]] = true
+			}
+		}
+		if len(lost) == 0 {
+			continue
+		}
+		for _, n := range u.Nodes {
+			if !removed[n.Name] && hasAllKeys(n.Node, s.Hard) && s.counted(n.Node, con) {
+				delete(lost, n.Labels[con.TopologyKey])
+			}
+		}
+		for value := range lost {
+			if u.templateCarries(s, con, value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // templateCarries reports whether some group's template carries value for
 // con's key and would be counted for con: it has every non-hostname key of
 // the pod's hard constraints (a new node always gets its own hostname) and

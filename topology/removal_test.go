@@ -65,11 +65,14 @@ func TestDifferentialAfterRemoval(t *testing.T) {
 		bare, err := topology.NewUniverse(c.nodes, c.pods, nil, nil)
 		require.NoError(t, err)
 		without := bare.CountAfterRemoval(spread, removed)
+		keeps := false
 		for i := range spread.Hard {
 			if counts.Domains(i) > without.Domains(i) {
 				kept++
+				keeps = true
 			}
 		}
+		require.Equal(t, keeps, u.KeepsDomain(spread, removed), "seed %d: KeepsDomain", seed)
 	}
 	t.Logf("after removal: %d node decisions compared with the real plugin, %d constraints where a template kept a domain", compared, kept)
 	require.Greater(t, kept, 10, "the generator must reach kept domains")
