@@ -16,8 +16,9 @@ import (
 // starts 21s after it started, one more follows every 10s):
 //   - hostnameWindow: stock CA flaps (drain, unschedulable replica,
 //     scale-up) within 31s;
-//   - zoneWindow: stock CA deletes a zone's last node as its second or
-//     third removal (at +36s or +56s in the runs measured).
+//   - zoneWindow: stock CA deletes a zone's last node (zone c's) as its
+//     first, second or third removal (+26s, +36s, +56s in the runs
+//     measured; the order of its drains varies).
 const (
 	hostnameWindow = 60 * time.Second
 	zoneWindow     = 75 * time.Second
