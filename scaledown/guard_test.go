@@ -165,6 +165,10 @@ func TestCandidates(t *testing.T) {
 		{"consolidation inside a zone", inZone, "a1", ""},
 		{"empty node", cluster{nodes: []*apiv1.Node{node("n1", "a"), node("n2", "a")}, pods: []*apiv1.Pod{replica("r1", "n1", apiv1.LabelHostname, nil)}}, "n2", ""},
 		{"pods without DoNotSchedule constraints are not the guard's business", noSpread, "n2", ""},
+		{"the last node: no room anywhere is CA's business, not the spread's", cluster{nodes: []*apiv1.Node{node("n1", "a")},
+			pods: []*apiv1.Pod{replica("r1", "n1", apiv1.LabelHostname, nil)}}, "n1", ""},
+		{"no room beside the draining node: CA's business", cluster{nodes: []*apiv1.Node{node("n1", "a"), node("n2", "a")},
+			pods: []*apiv1.Pod{replica("r1", "n1", zoneKey, nil), filler("f2", "n2"), filler("g2", "n2")}}, "n1", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -138,10 +138,26 @@ func (v *clusterView) placeAtDrainTime(gone map[string]bool, pods []*spreadPod, 
 	}
 	for _, sp := range pods {
 		if _, serr := v.snapshot.SchedulePodOnAnyNodeMatching(unbound(sp.pod), notIn(gone)); serr != nil {
+			if !v.fitsWithoutSpread(sp.pod, gone) {
+				return nil, nil
+			}
 			return &Blocked{Pod: sp.pod, View: DrainTime, Detail: v.explainAtDrainTime(gone, sp, g, serr)}, nil
 		}
 	}
 	return nil, nil
+}
+
+// fitsWithoutSpread reports whether pod, its topology spread constraints
+// dropped, fits a node outside gone in the fork as it stands. When it does
+// not, the spread is not what keeps the pod out: no node has room (or
+// passes its other filters), CA's own removal simulation finds the same
+// and keeps the node for that reason, and the guard leaves it to CA. It
+// places the pod when it fits: call it only before the fork is reverted.
+func (v *clusterView) fitsWithoutSpread(pod *apiv1.Pod, gone map[string]bool) bool {
+	p := unbound(pod)
+	p.Spec.TopologySpreadConstraints = nil
+	_, serr := v.snapshot.SchedulePodOnAnyNodeMatching(p, notIn(gone))
+	return serr == nil
 }
 
 // explainAtDrainTime counts sp's spread over the fork as it stands (ghosts
@@ -202,6 +218,9 @@ func (v *clusterView) placeInUniverse(gone map[string]bool, pods []*spreadPod) (
 		}
 		node, serr := v.snapshot.SchedulePodOnAnyNodeMatching(unbound(sp.pod), admits)
 		if serr != nil {
+			if !v.fitsWithoutSpread(sp.pod, gone) {
+				return nil, nil
+			}
 			detail := "no node passes kube-scheduler's filters: " + serr.Error()
 			if r := counts.Explain(v.destinations(gone)); r != nil {
 				detail = counts.Describe(r)
