@@ -162,11 +162,15 @@ func honorCase(id string) scaleDownCase {
 
 // honorScenario proves that the guard leaves safe removals alone: stock CA
 // and spreadscale alike remove two of the three nodes (every replica ends on
-// the last one), add none, and no replica is ever unschedulable.
+// the last one), add none, no replica is ever unschedulable, and the guard
+// reports no node.
 func honorScenario(t *testing.T, id string, a autoscaler) {
 	s, st := runScaleDown(t, honorCase(id), a)
 	assert.Len(t, names(st.Removed), 2, "nodes removed")
 	assert.Empty(t, names(st.Added), "nodes added")
 	assert.Zero(t, st.PendingSamples, "samples with an unschedulable pod (pods %v)", st.PendingPods)
 	assert.Equal(t, map[string]int{"zone-a": 1}, s.row.NodesPerGroup, "nodes at the end")
+	// The last node stays because nothing has room for its replicas, not
+	// because of the spread: CA's business, no blocked-node event.
+	assert.Empty(t, st.BlockedEvents, "blocked-node events: %v", st.EventMessages)
 }
