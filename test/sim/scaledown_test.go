@@ -89,6 +89,7 @@ func hostnameCases() []scaleDownCase {
 // zoneCases are the zone spreads: zone c's only node is the one to
 // remove, alone or beside consolidation inside zones a and b.
 func zoneCases() []scaleDownCase {
+	honor := apiv1.NodeInclusionPolicyHonor
 	return []scaleDownCase{{
 		// Zone collapse: zone c's only node holds one of five zone-spread
 		// replicas and is the one underutilized node (a and b are busy with
@@ -108,6 +109,29 @@ func zoneCases() []scaleDownCase {
 			assert.Zero(t, res.Removals(), "removals: %s", downSummary(res))
 			requireNeverPending(t, res)
 			assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 1}, groupSizes(res))
+		},
+	}, {
+		// The zone collapse with nodeTaintsPolicy Honor: kube-scheduler
+		// skips the draining node, so stock's evicted replica goes to zone
+		// a or b at once — no flap, but zone c stays empty (3/2/0). In
+		// spreadscale's domain universe zone c's template keeps the zone,
+		// so the guard keeps its last node.
+		name: "zone collapse with nodeTaintsPolicy Honor",
+		s: downScenario([]string{"a", "b", "c"},
+			[]downNode{{zone: "a", replicas: 2, filler: 1200}, {zone: "b", replicas: 2, filler: 1200}, {zone: "c", replicas: 1}},
+			webSpread(zoneKey, &honor)),
+		stock: func(t *testing.T, res *sim.Result) {
+			require.Equal(t, 1, removedFrom(res)["ng-c"], "stock removes zone c's node once: %s", downSummary(res))
+			assert.Zero(t, scaledUp(res)["ng-c"], "nothing re-opens zone c: %s", downSummary(res))
+			requireNeverPending(t, res)
+			zones := podZones(res, "web")
+			assert.Zero(t, zones["c"], "zone c collapsed: %v", zones)
+			assert.Equal(t, 5, zones["a"]+zones["b"], "replicas in a and b: %v", zones)
+		},
+		spread: func(t *testing.T, res, _ *sim.Result) {
+			assert.Zero(t, res.Removals(), "removals: %s", downSummary(res))
+			requireNeverPending(t, res)
+			assert.Equal(t, map[string]int{"a": 2, "b": 2, "c": 1}, podZones(res, "web"))
 		},
 	}, {
 		// The same zones with a second, light node in a and b: its replica
