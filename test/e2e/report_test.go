@@ -48,7 +48,8 @@ func (r *report) add(x row) {
 	r.rows = append(r.rows, x)
 }
 
-func formatCounts(m map[string]int) string {
+// formatMap renders m as "k1=v1 k2=v2" in key order, "-" when empty.
+func formatMap[V int | float64](m map[string]V) string {
 	if len(m) == 0 {
 		return "-"
 	}
@@ -59,7 +60,7 @@ func formatCounts(m map[string]int) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return strings.Join(parts, " ")
 }
@@ -80,7 +81,7 @@ func (r *report) render() string {
 			note = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", x.Scenario, x.Autoscaler, x.Result, x.Loops, x.NodesAdded, secs,
-			formatCounts(x.PodsPerZone), formatCounts(x.NodesPerGroup), note)
+			formatMap(x.PodsPerZone), formatMap(x.NodesPerGroup), note)
 	}
 	tw.Flush()
 	renderScaleDown(&b, r.rows)
@@ -120,7 +121,7 @@ func renderScaleDown(b *bytes.Buffer, rows []row) {
 		st := x.ScaleDown
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%d\t%d\t%v\t%d/%d (max %d pods)\t%s\t%s (%s)\n", x.Scenario, x.Autoscaler, x.Result, st.Window,
 			len(st.Removed), len(st.Added), st.ScaleUpAfterRemoval, st.PendingSamples, st.Samples, st.MaxPending,
-			formatCounts(st.BlockedEvents), formatFloats(st.BlockedMax), formatFloats(st.BlockedLast))
+			formatMap(st.BlockedEvents), formatMap(st.BlockedMax), formatMap(st.BlockedLast))
 	}
 	tw.Flush()
 	for _, x := range sd {
@@ -130,22 +131,6 @@ func renderScaleDown(b *bytes.Buffer, rows []row) {
 			fmt.Fprintf(b, "  event on %s: %s\n", n, x.ScaleDown.EventMessages[n])
 		}
 	}
-}
-
-func formatFloats(m map[string]float64) string {
-	if len(m) == 0 {
-		return "-"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%g", k, m[k])
-	}
-	return strings.Join(parts, " ")
 }
 
 // timeline lists the drains, removals, new nodes and newly unschedulable

@@ -192,7 +192,7 @@ func stockoutScenario(t *testing.T, id string, a autoscaler, assert bool) {
 	var notes []string
 	var planTexts []string
 	for _, p := range plans {
-		planTexts = append(planTexts, formatCounts(p))
+		planTexts = append(planTexts, formatMap(p))
 	}
 	notes = append(notes, "plans: ["+strings.Join(planTexts, "] [")+"]")
 	if len(failed) > 0 {
