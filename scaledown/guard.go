@@ -50,7 +50,7 @@ func (b *Blocked) Message() string {
 	if len(b.With) > 0 {
 		with = fmt.Sprintf(" together with %v", b.With)
 	}
-	when := "while the node drains (it still counts, tainted ToBeDeletedByClusterAutoscaler)"
+	when := "while the node drains (still there, tainted ToBeDeletedByClusterAutoscaler)"
 	if b.View == DomainUniverse {
 		when = "once the node is gone (a node group template keeps its domain)"
 	}
