@@ -55,17 +55,6 @@ func downLoops(res *sim.Result) []string {
 	return out
 }
 
-// removedFrom counts the removals per node group.
-func removedFrom(res *sim.Result) map[string]int {
-	out := map[string]int{}
-	for _, l := range res.Loops {
-		for _, d := range l.ScaleDowns {
-			out[d.NodeGroup]++
-		}
-	}
-	return out
-}
-
 // Scale-down and a zone spread (see scale-down-zone-collapse.yaml): both
 // runs remove the light nodes of zones a and b; stock also removes zone
 // c's only node, its replica fits nowhere while it drains, and stock
@@ -92,7 +81,7 @@ func TestScaleDownZoneCollapse(t *testing.T) {
 		res := runWith(t, s, downConfig(true))
 		expectEqual(t, "loops", downLoops(res), consolidation)
 		expectEqual(t, "loops run", len(res.Loops), 7)
-		expectEqual(t, "removals per group", removedFrom(res), map[string]int{"ng-a": 1, "ng-b": 1})
+		expectEqual(t, "removals per group", res.RemovalsByGroup(), map[string]int{"ng-a": 1, "ng-b": 1})
 		expectEqual(t, "scale-ups after a removal", res.ScaleUpsAfterRemoval(), 0)
 		expectEqual(t, "nodes requested", res.RequestedNodes(), 0)
 		expectEqual(t, "pod-seconds pending", res.PodSecondsPending(), time.Duration(0))
@@ -122,8 +111,8 @@ func TestScaleDownZoneCollapse(t *testing.T) {
 		)
 		expectEqual(t, "loops", downLoops(res), want)
 		expectEqual(t, "loops run", len(res.Loops), 34)
-		expectEqual(t, "removals per group", removedFrom(res), map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 5})
-		if n := removedFrom(res)["ng-c"]; n < 2 {
+		expectEqual(t, "removals per group", res.RemovalsByGroup(), map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 5})
+		if n := res.RemovalsByGroup()["ng-c"]; n < 2 {
 			t.Errorf("stock removed ng-c's node %d times, want at least 2", n)
 		}
 		expectEqual(t, "scale-ups after a removal", res.ScaleUpsAfterRemoval(), 5)

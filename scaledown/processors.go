@@ -1,6 +1,8 @@
 package scaledown
 
 import (
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -77,15 +79,15 @@ func (f *CandidatesFilter) GetScaleDownCandidates(ctx *context.AutoscalingContex
 // evictable pod has a DoNotSchedule constraint or every one can be placed
 // again.
 func (g *Guard) checkAlone(ctx *context.AutoscalingContext, view *lazyView, node *apiv1.Node) (*Blocked, error) {
-	evicted := g.evictable(ctx, node)
-	if len(g.spreadPods(evicted)) == 0 {
+	pods := g.spreadPods(g.evictable(ctx, node))
+	if len(pods) == 0 {
 		return nil, nil
 	}
 	v, err := view.get()
 	if err != nil {
 		return nil, err
 	}
-	b, err := g.check(v, map[string]bool{node.Name: true}, evicted)
+	b, err := v.check(map[string]bool{node.Name: true}, pods)
 	if b != nil {
 		b.Node = node
 	}
@@ -170,18 +172,19 @@ func (f *SetFilter) FilterUnremovableNodes(ctx *context.AutoscalingContext, sdCt
 	var accepted []simulator.NodeToBeRemoved
 	var blocked []*Blocked
 	gone := map[string]bool{}
-	var evicted []*apiv1.Pod
+	var evicted []*spreadPod
 	for _, r := range removable {
 		gone[r.Node.Name] = true
-		b, cerr := g.check(view, gone, append(append([]*apiv1.Pod{}, evicted...), r.PodsToReschedule...))
+		pods := g.spreadPods(r.PodsToReschedule)
+		b, cerr := view.check(gone, append(append([]*spreadPod{}, evicted...), pods...))
 		if b == nil && cerr == nil {
 			accepted = append(accepted, r)
-			evicted = append(evicted, r.PodsToReschedule...)
+			evicted = append(evicted, pods...)
 			continue
 		}
 		delete(gone, r.Node.Name)
 		if b != nil {
-			b.Node, b.With = r.Node, sortedNames(gone)
+			b.Node, b.With = r.Node, slices.Sorted(maps.Keys(gone))
 			blocked = append(blocked, b)
 		}
 		unremovable = append(unremovable, simulator.UnremovableNode{Node: r.Node, Reason: simulator.NoPlaceToMovePods})
@@ -231,18 +234,10 @@ func (t *Templates) groups() []*topology.Group {
 		return nil
 	}
 	var out []*topology.Group
-	for _, id := range sortedKeys(*p) {
+	for _, id := range slices.Sorted(maps.Keys(*p)) {
 		if ni := (*p)[id]; ni != nil && ni.Node() != nil {
 			out = append(out, &topology.Group{Name: id, Template: ni.Node()})
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	set := make(map[string]bool, len(m))
-	for k := range m {
-		set[k] = true
-	}
-	return sortedNames(set)
 }

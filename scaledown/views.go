@@ -2,7 +2,8 @@ package scaledown
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/context"
@@ -73,15 +74,15 @@ func registeredNodes(ctx *context.AutoscalingContext, infos []*framework.NodeInf
 }
 
 // check returns nil when every evicted pod with a DoNotSchedule constraint
-// can be placed again, one after the other, in both views with the nodes of
-// gone removed; otherwise the first pod that cannot, with the view and the
-// reason (Node and With are the caller's to fill).
-func (g *Guard) check(v *clusterView, gone map[string]bool, evicted []*apiv1.Pod) (*Blocked, error) {
-	pods := g.spreadPods(evicted)
+// (pods, from Guard.spreadPods) can be placed again, one after the other,
+// in both views with the nodes of gone removed; otherwise the first pod
+// that cannot, with the view and the reason (Node and With are the
+// caller's to fill).
+func (v *clusterView) check(gone map[string]bool, pods []*spreadPod) (*Blocked, error) {
 	if len(pods) == 0 {
 		return nil, nil
 	}
-	if b, err := v.placeAtDrainTime(gone, pods, g); b != nil || err != nil {
+	if b, err := v.placeAtDrainTime(gone, pods); b != nil || err != nil {
 		return b, err
 	}
 	for _, sp := range pods {
@@ -118,12 +119,12 @@ func (v *clusterView) fork() error {
 // which every node of gone is a ghost: tainted
 // ToBeDeletedByClusterAutoscaler:NoSchedule, without pods — what
 // kube-scheduler sees while CA drains it.
-func (v *clusterView) placeAtDrainTime(gone map[string]bool, pods []*spreadPod, g *Guard) (*Blocked, error) {
+func (v *clusterView) placeAtDrainTime(gone map[string]bool, pods []*spreadPod) (*Blocked, error) {
 	defer v.snapshot.Revert()
 	if err := v.fork(); err != nil {
 		return nil, err
 	}
-	for _, name := range sortedNames(gone) {
+	for _, name := range slices.Sorted(maps.Keys(gone)) {
 		ni, err := v.snapshot.GetNodeInfo(name)
 		if err != nil {
 			return nil, err
@@ -141,7 +142,7 @@ func (v *clusterView) placeAtDrainTime(gone map[string]bool, pods []*spreadPod, 
 			if !v.fitsWithoutSpread(sp.pod, gone) {
 				return nil, nil
 			}
-			return &Blocked{Pod: sp.pod, View: DrainTime, Detail: v.explainAtDrainTime(gone, sp, g, serr)}, nil
+			return &Blocked{Pod: sp.pod, View: DrainTime, Detail: v.explainAtDrainTime(gone, sp, serr)}, nil
 		}
 	}
 	return nil, nil
@@ -162,7 +163,7 @@ func (v *clusterView) fitsWithoutSpread(pod *apiv1.Pod, gone map[string]bool) bo
 
 // explainAtDrainTime counts sp's spread over the fork as it stands (ghosts
 // and the pods placed so far) and describes the least violating node.
-func (v *clusterView) explainAtDrainTime(gone map[string]bool, sp *spreadPod, g *Guard, serr clustersnapshot.SchedulingError) string {
+func (v *clusterView) explainAtDrainTime(gone map[string]bool, sp *spreadPod, serr clustersnapshot.SchedulingError) string {
 	infos, err := v.snapshot.ListNodeInfos()
 	if err != nil {
 		return serr.Error()
@@ -197,7 +198,7 @@ func (v *clusterView) placeInUniverse(gone map[string]bool, pods []*spreadPod) (
 	if err := v.fork(); err != nil {
 		return nil, err
 	}
-	for _, name := range sortedNames(gone) {
+	for _, name := range slices.Sorted(maps.Keys(gone)) {
 		if err := v.snapshot.RemoveNodeInfo(name); err != nil {
 			return nil, err
 		}
@@ -264,13 +265,4 @@ func unbound(pod *apiv1.Pod) *apiv1.Pod {
 
 func notIn(gone map[string]bool) func(*framework.NodeInfo) bool {
 	return func(ni *framework.NodeInfo) bool { return !gone[ni.Node().Name] }
-}
-
-func sortedNames(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -84,6 +84,18 @@ func (r *Result) Removals() int {
 	return n
 }
 
+// RemovalsByGroup is the number of nodes whose deletion CA started over
+// the Run, per node group.
+func (r *Result) RemovalsByGroup() map[string]int {
+	out := map[string]int{}
+	for _, l := range r.Loops {
+		for _, d := range l.ScaleDowns {
+			out[d.NodeGroup]++
+		}
+	}
+	return out
+}
+
 // ScaleUpsAfterRemoval is the number of group scale-ups CA executed in a
 // loop after one that started a node deletion: the scale-ups a removal may
 // have caused (a flap, when the removal evicted a pod that fits nowhere).

@@ -103,17 +103,6 @@ func removals(res *sim.Result) []string {
 	return out
 }
 
-// removedFrom counts the removals per node group.
-func removedFrom(res *sim.Result) map[string]int {
-	out := map[string]int{}
-	for _, l := range res.Loops {
-		for _, d := range l.ScaleDowns {
-			out[d.NodeGroup]++
-		}
-	}
-	return out
-}
-
 // scaledUp counts the nodes scale-ups added per node group.
 func scaledUp(res *sim.Result) map[string]int {
 	out := map[string]int{}

@@ -100,9 +100,9 @@ func zoneCases() []scaleDownCase {
 			[]downNode{{zone: "a", replicas: 2, filler: 1200}, {zone: "b", replicas: 2, filler: 1200}, {zone: "c", replicas: 1}},
 			webSpread(zoneKey, nil)),
 		stock: func(t *testing.T, res *sim.Result) {
-			require.GreaterOrEqual(t, removedFrom(res)["ng-c"], 2, "zone c removed repeatedly: %s", downSummary(res))
+			require.GreaterOrEqual(t, res.RemovalsByGroup()["ng-c"], 2, "zone c removed repeatedly: %s", downSummary(res))
 			require.GreaterOrEqual(t, scaledUp(res)["ng-c"], 2, "zone c re-opened repeatedly: %s", downSummary(res))
-			assert.Zero(t, removedFrom(res)["ng-a"]+removedFrom(res)["ng-b"], "busy zones: %s", downSummary(res))
+			assert.Zero(t, res.RemovalsByGroup()["ng-a"]+res.RemovalsByGroup()["ng-b"], "busy zones: %s", downSummary(res))
 			require.Positive(t, maxPending(res), "the evicted replica goes pending: %s", downSummary(res))
 		},
 		spread: func(t *testing.T, res, _ *sim.Result) {
@@ -121,7 +121,7 @@ func zoneCases() []scaleDownCase {
 			[]downNode{{zone: "a", replicas: 2, filler: 1200}, {zone: "b", replicas: 2, filler: 1200}, {zone: "c", replicas: 1}},
 			webSpread(zoneKey, &honor)),
 		stock: func(t *testing.T, res *sim.Result) {
-			require.Equal(t, 1, removedFrom(res)["ng-c"], "stock removes zone c's node once: %s", downSummary(res))
+			require.Equal(t, 1, res.RemovalsByGroup()["ng-c"], "stock removes zone c's node once: %s", downSummary(res))
 			assert.Zero(t, scaledUp(res)["ng-c"], "nothing re-opens zone c: %s", downSummary(res))
 			requireNeverPending(t, res)
 			zones := podZones(res, "web")
@@ -144,11 +144,11 @@ func zoneCases() []scaleDownCase {
 			{zone: "c", replicas: 1},
 		}, webSpread(zoneKey, nil)),
 		stock: func(t *testing.T, res *sim.Result) {
-			require.Positive(t, removedFrom(res)["ng-c"], "stock removes zone c's node: %s", downSummary(res))
-			require.Positive(t, removedFrom(res)["ng-a"]+removedFrom(res)["ng-b"], "stock consolidates: %s", downSummary(res))
+			require.Positive(t, res.RemovalsByGroup()["ng-c"], "stock removes zone c's node: %s", downSummary(res))
+			require.Positive(t, res.RemovalsByGroup()["ng-a"]+res.RemovalsByGroup()["ng-b"], "stock consolidates: %s", downSummary(res))
 		},
 		spread: func(t *testing.T, res, _ *sim.Result) {
-			assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1}, removedFrom(res), "removals: %s", downSummary(res))
+			assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1}, res.RemovalsByGroup(), "removals: %s", downSummary(res))
 			assert.Zero(t, scaledUp(res)["ng-c"], "zone c never re-opened")
 			assert.Empty(t, res.Unschedulable, "pods pending at the end")
 			assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 1}, groupSizes(res))
