@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
@@ -68,7 +67,7 @@ func costOf(s sim.Scenario, res *sim.Result) Cost {
 		c.CostPerHour = &total
 	}
 	for _, p := range res.BoundPods {
-		if !fresh[p.Spec.NodeName] || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
+		if !fresh[p.Spec.NodeName] || !counted(p) {
 			continue
 		}
 		req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/autoscaler/cluster-autoscaler/config"
 	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/plugin"
@@ -288,9 +289,26 @@ func (o *options) problems() []error {
 	return errs
 }
 
-// checkExpanders validates a comma-separated expander chain: known names,
-// none empty, topology-spread only in the spreadscale run.
+// checkExpanders validates a comma-separated expander chain as the binary
+// does at startup: known names, none empty or repeated (CA's expander
+// factory refuses both), topology-spread only in the spreadscale run and
+// there first (plugin.Validate with --estimator=topology-spread, which the
+// spreadscale run always uses).
 func checkExpanders(flagName, chain string, spreadscale bool) error {
+	if err := checkExpanderNames(flagName, chain, spreadscale); err != nil {
+		return err
+	}
+	if !spreadscale {
+		return nil
+	}
+	if err := plugin.Validate(config.AutoscalingOptions{ExpanderNames: chain, EstimatorName: plugin.Name}); err != nil {
+		return fmt.Errorf("%s %q: the spreadscale run needs %s first in the chain: %v", flagName, chain, plugin.Name, err)
+	}
+	return nil
+}
+
+// checkExpanderNames checks every name of chain (see checkExpanders).
+func checkExpanderNames(flagName, chain string, spreadscale bool) error {
 	known := map[string]bool{}
 	for _, n := range caExpanders {
 		known[n] = true
@@ -298,11 +316,14 @@ func checkExpanders(flagName, chain string, spreadscale bool) error {
 	if spreadscale {
 		known[plugin.Name] = true
 	}
+	seen := map[string]bool{}
 	for _, name := range strings.Split(chain, ",") {
 		name = strings.TrimSpace(name)
 		switch {
 		case name == "":
 			return fmt.Errorf("%s %q: empty expander name", flagName, chain)
+		case seen[name]:
+			return fmt.Errorf("%s %q: lists %q more than once", flagName, chain, name)
 		case unsupportedExpanders[name] != "":
 			return fmt.Errorf("%s: expander %q is not supported by the simulation: %s", flagName, name, unsupportedExpanders[name])
 		case name == plugin.Name && !spreadscale:
@@ -314,6 +335,7 @@ func checkExpanders(flagName, chain string, spreadscale bool) error {
 			}
 			return fmt.Errorf("%s: unknown expander %q (want a comma-separated list of %s)", flagName, name, strings.Join(names, ", "))
 		}
+		seen[name] = true
 	}
 	return nil
 }

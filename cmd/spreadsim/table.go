@@ -39,14 +39,18 @@ func writeTable(w io.Writer, r *report) error {
 	spreads := pendingSpreads(r.scenario)
 	var b strings.Builder
 
-	pending := 0
+	pods, pending := 0, 0
 	for _, p := range r.scenario.Pods {
+		if !counted(p) {
+			continue
+		}
+		pods++
 		if p.Spec.NodeName == "" {
 			pending++
 		}
 	}
 	fmt.Fprintf(&b, "scenario: %s: %d nodes, %d node groups, %d pods (%d pending)\n",
-		r.name, len(r.scenario.Nodes), len(r.scenario.NodeGroups), len(r.scenario.Pods), pending)
+		r.name, len(r.scenario.Nodes), len(r.scenario.NodeGroups), pods, pending)
 	fmt.Fprintf(&b, "config: --seed=%d --max-loops=%d --scan-interval=%v --max-node-provision-time=%v",
 		r.opts.seed, r.maxLoops, r.opts.scanInterval, r.opts.provisionTime)
 	if r.opts.parallel {
@@ -297,7 +301,7 @@ func pendingSpreads(s sim.Scenario) []*topology.Spread {
 	var out []*topology.Spread
 	seen := map[string]bool{}
 	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" {
+		if p.Spec.NodeName != "" || !counted(p) {
 			continue
 		}
 		sp, err := topology.NewSpread(p, nil)
@@ -321,7 +325,7 @@ func pendingSpreads(s sim.Scenario) []*topology.Spread {
 // hostname, each only when some node or template carries it; none when no
 // pod was pending.
 func domainKeys(r *report, spreads []*topology.Spread) []string {
-	pending := slices.ContainsFunc(r.scenario.Pods, func(p *apiv1.Pod) bool { return p.Spec.NodeName == "" })
+	pending := slices.ContainsFunc(r.scenario.Pods, func(p *apiv1.Pod) bool { return p.Spec.NodeName == "" && counted(p) })
 	if !pending {
 		return nil
 	}

@@ -36,7 +36,7 @@ func workloadsFor(s sim.Scenario, key string) []*workload {
 	byKey := map[string]*workload{}
 	owners := map[string][]string{}
 	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" {
+		if p.Spec.NodeName != "" || !counted(p) {
 			continue
 		}
 		owner := ownerName(p)
@@ -114,7 +114,7 @@ func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map
 	out := map[string]int{}
 	for _, p := range pods {
 		d, ok := domain[p.Spec.NodeName]
-		if p.Spec.NodeName == "" || !ok || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
+		if p.Spec.NodeName == "" || !ok || !counted(p) {
 			continue
 		}
 		switch {
@@ -127,4 +127,12 @@ func (w *workload) count(key string, nodes []*apiv1.Node, pods []*apiv1.Pod) map
 		}
 	}
 	return out
+}
+
+// counted reports whether a pod appears in spreadsim's counts and tables:
+// not Succeeded or Failed, and not being deleted (metadata.deletionTimestamp
+// set). kube-scheduler's PodTopologySpread does not count a terminating pod
+// either, and neither it nor cluster-autoscaler acts on a pending one.
+func counted(p *apiv1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase != apiv1.PodSucceeded && p.Status.Phase != apiv1.PodFailed
 }

@@ -105,7 +105,7 @@ func (d *Decider) prepare() error {
 			d.ready = append(d.ready, n)
 		}
 	}
-	toHelp, err := r.procs.PodListProcessor.Process(r.actx, r.pending)
+	toHelp, err := r.procs.PodListProcessor.Process(r.actx, caUnschedulable(r.pending))
 	if err != nil {
 		return fmt.Errorf("sim: CA pod list processor: %w", err)
 	}

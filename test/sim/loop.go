@@ -302,7 +302,7 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 			readyNodes = append(readyNodes, n)
 		}
 	}
-	toHelp, err := r.procs.PodListProcessor.Process(r.actx, deepCopyAll(r.pending))
+	toHelp, err := r.procs.PodListProcessor.Process(r.actx, deepCopyAll(caUnschedulable(r.pending)))
 	if err != nil {
 		return scaleUpOutcome{}, fmt.Errorf("sim: loop %d: CA pod list processor: %w", loop, err)
 	}
@@ -316,6 +316,10 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 	}
 	for _, p := range r.pending {
 		if helped[podKey(p)] {
+			continue
+		}
+		if gated(p) {
+			r.caReason[podKey(p)] = "pod is gated (spec.schedulingGates), so the scheduler never marks it unschedulable and it does not trigger scale-up"
 			continue
 		}
 		if podPriority(p) < int32(r.actx.ExpendablePodsPriorityCutoff) {
@@ -362,3 +366,17 @@ func formatCounts(m map[string]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// caUnschedulable returns the pending pods CA lists as unschedulable
+// (kube_util.UnschedulablePods: PodScheduled=False with reason
+// Unschedulable, not being deleted). The simulated scheduler tries every
+// pending pod before CA's loop and marks it so when it fails, except a
+// gated pod: the API server gives it PodScheduled=False with reason
+// SchedulingGated and the scheduling queue holds it, so CA never sees it.
+// Pending pods being deleted never reach r.pending (see newRunner).
+func caUnschedulable(pending []*apiv1.Pod) []*apiv1.Pod {
+	return slices.DeleteFunc(slices.Clone(pending), gated)
+}
+
+// gated reports whether the pod has scheduling gates (spec.schedulingGates).
+func gated(p *apiv1.Pod) bool { return len(p.Spec.SchedulingGates) > 0 }

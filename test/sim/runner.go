@@ -193,11 +193,15 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 	for _, p := range s.Pods {
 		c := p.DeepCopy()
 		normalizePod(c)
-		if c.Spec.NodeName != "" {
+		switch {
+		case c.Spec.NodeName != "":
 			r.bound = append(r.bound, c)
-		} else {
+		case c.DeletionTimestamp == nil:
 			r.pending = append(r.pending, c)
 		}
+		// A pending pod being deleted is dropped: kube-scheduler never
+		// schedules it (skipPodSchedule) and CA never helps it
+		// (kube_util.UnschedulablePods leaves out deleted pods).
 	}
 	topology.SortQueueOrder(r.pending)
 	r.namer = newNodeNamer(s.NodeGroups, r.nodes)

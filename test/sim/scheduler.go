@@ -127,6 +127,14 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod, nodes []*apiv1
 		return (&schedframework.FitError{Pod: pod, NumAllNodes: len(nodes), Diagnosis: diagnosis}).Error()
 	}
 
+	// The scheduling queue admits a pod to a scheduling cycle only once
+	// every PreEnqueue plugin passes (PriorityQueue.runPreEnqueuePlugins;
+	// SchedulingGates wants spec.schedulingGates empty).
+	for _, pl := range s.fwk.PreEnqueuePlugins() {
+		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			return "", st.Message(), nil
+		}
+	}
 	pre, status, rejecting := s.fwk.RunPreFilterPlugins(ctx, state, pod)
 	if !status.IsSuccess() {
 		if !status.IsRejected() {
