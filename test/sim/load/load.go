@@ -73,8 +73,13 @@
 // metadata.name, duplicate objects, a node picked by two node groups, node
 // group sizes that are negative, inverted or outside [minSize, maxSize]
 // given the nodes the selector picks, negative node group prices, pods
-// bound to unknown nodes, invalid topology spread constraints (as the API
-// server validates them), invalid workload selectors or replica counts,
+// bound to unknown nodes, pods the API server would not create (its pod
+// validation, k8s v1.33.1, on the defaulted pod: names, labels,
+// containers, resources — negative quantities, requests above limits —,
+// topology spread constraints, affinity, tolerations, ...; an
+// ownerReference without a uid is accepted; a workload's template is
+// checked through the first pod it creates and reported under
+// spec.template), invalid workload selectors or replica counts,
 // and a priority expander ConfigMap outside kube-system or whose
 // data.priorities cluster-autoscaler would reject (unparsable YAML, a
 // priority that is not an integer, a value that is not a list, an invalid

@@ -19,7 +19,6 @@ import (
 	sjson "sigs.k8s.io/json"
 
 	"github.com/spreadscale/spreadscale/test/sim"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // podEpoch is the creationTimestamp of the first pod that has none; each
@@ -60,6 +59,10 @@ type podEntry struct {
 	// workload, when set, stands for the pods a workload creates, placed
 	// here once every input pod is known (see expand); pod is nil then.
 	workload *expansion
+	// createdBy, for a pod a workload created, locates the workload.
+	createdBy *origin
+	// invalid marks a pod the API server would reject (reported).
+	invalid bool
 }
 
 // groupEntry is a node group, its compiled selector (nil when it selects
@@ -78,6 +81,9 @@ type loader struct {
 	groups  []groupEntry
 	defined map[string]origin // "<Kind> <namespace/name>" -> first definition
 	podSeq  int               // pods given a creationTimestamp so far
+	// badTemplates are the workloads whose pods failed validation
+	// (reported once, see validPod).
+	badTemplates map[origin]bool
 	// priorityConfigMap is the priority expander's ConfigMap, nil until
 	// a valid one is read.
 	priorityConfigMap *apiv1.ConfigMap
@@ -85,7 +91,7 @@ type loader struct {
 
 // newLoader returns an empty loader.
 func newLoader() *loader {
-	return &loader{defined: map[string]origin{}}
+	return &loader{defined: map[string]origin{}, badTemplates: map[origin]bool{}}
 }
 
 // fail records a problem at o.
@@ -322,9 +328,6 @@ func (l *loader) pod(at origin, js []byte) {
 	if !l.define(at, "Pod", at.name) {
 		return
 	}
-	for _, e := range topology.ValidateConstraints(p) {
-		l.fail(at, "%v", e)
-	}
 	if p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
 		return
 	}
@@ -339,7 +342,9 @@ func (l *loader) addPod(p *apiv1.Pod, at origin) {
 		p.CreationTimestamp = metav1.NewTime(podEpoch.Add(time.Duration(l.podSeq) * time.Second))
 		l.podSeq++
 	}
-	l.pods = append(l.pods, podEntry{pod: p, at: at})
+	pe := podEntry{pod: p, at: at}
+	pe.invalid = !l.validPod(pe)
+	l.pods = append(l.pods, pe)
 }
 
 // finish resolves references between objects and builds the Scenario.
@@ -382,8 +387,12 @@ func (l *loader) finish() sim.Scenario {
 		}
 	}
 	for _, pe := range l.expandWorkloads() {
+		valid := !pe.invalid && (pe.createdBy == nil || l.validPod(pe))
 		if n := pe.pod.Spec.NodeName; n != "" && !nodes[n] {
 			l.fail(pe.at, "spec.nodeName: pod %s is bound to node %q, which is not a Node of the input", pe.pod.Namespace+"/"+pe.pod.Name, n)
+			continue
+		}
+		if !valid {
 			continue
 		}
 		s.Pods = append(s.Pods, pe.pod)

@@ -158,7 +158,7 @@ func (l *loader) expand(e *expansion) []podEntry {
 		l.defined["Pod "+at.name] = e.at
 		corev1defaults.SetObjectDefaults_Pod(p)
 		p.CreationTimestamp = metav1.NewTime(podEpoch.Add(time.Duration(e.seq+len(out)) * time.Second))
-		out = append(out, podEntry{pod: p, at: at})
+		out = append(out, podEntry{pod: p, at: at, createdBy: &e.at})
 	}
 	switch e.kind {
 	case "StatefulSet":
