@@ -38,14 +38,29 @@ func (p *planner) place(pod *v1.Pod) error {
 		p.unplaced(pod, r)
 		return nil
 	}
+	if n, ok := p.complete[p.facts.ClassKey(pod)]; ok && c.shares == nil {
+		c.shares = p.planShares(c, pod, n)
+	}
 	var diag diagnosis
 	if placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag); placed || err != nil {
 		return err
+	}
+	if c.shares.mayExceed() {
+		// The shares are used up where the pod could go: try past them.
+		c.shares.suspended = true
+		placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag)
+		c.shares.suspended = false
+		if placed || err != nil {
+			return err
+		}
 	}
 	// Unplaced: collect why the other places were not valid (the first
 	// attempt, which usually succeeds, does not pay for it).
 	p.candidates(pod, c, &diag)
 	r := p.explain(pod, c, &diag)
+	if c.shares != nil && c.shares.reason != nil {
+		r = c.shares.reason
+	}
 	p.unplaced(pod, r)
 	c.recordCapped(pod, spec, r, p.stateFor(c))
 	return nil
@@ -121,6 +136,9 @@ func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis, check
 // valid reports whether a fixed candidate admits the pod of class c on the
 // scheduler view and has capacity; diag collects why not.
 func (p *planner) valid(c *class, cand *candidate, diag *diagnosis) bool {
+	if diag == nil && !c.shares.admits(cand.node) {
+		return false
+	}
 	if cand.existing != nil {
 		return !c.failed[cand.existing.topo.Name] && c.counts.admit(cand.node, false, false) == nil
 	}
@@ -322,6 +340,7 @@ func (p *planner) bind(pod *v1.Pod, c *class, pn *plannedState) error {
 		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), pn.Name, err)
 	}
 	p.placedPod(pod)
+	c.shares.take(pn.Node)
 	pn.Pods = append(pn.Pods, pod)
 	pn.topo.Pods = append(pn.topo.Pods, pod)
 	pn.free.take(p.requestsOf(pod))

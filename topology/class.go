@@ -45,6 +45,8 @@ type class struct {
 	// groups is the number of groups, the rank of groups rank leaves out
 	// being groups plus their Universe index.
 	groups int
+	// shares, when set, are the class's shares of a complete plan.
+	shares *classShares
 }
 
 // groupRank is g's preference for the class's new nodes (lower first).

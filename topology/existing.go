@@ -39,6 +39,7 @@ func (p *planner) bindExisting(pod *v1.Pod, c *class, e *existingState) error {
 		return err
 	}
 	e.free.take(p.requestsOf(pod))
+	c.shares.take(e.topo.Node)
 	p.counted(c, pod, e.topo)
 	p.placedPod(pod)
 	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: e.topo.Name, Group: e.topo.Group})

@@ -114,7 +114,7 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 	}
 	if !d.checked {
 		d.checked = true
-		if d.b.rep == nil || c.counts.admitPart(d.b.rep, false, false, sharedConstraints) != nil {
+		if d.b.rep == nil || !c.shares.admitsCombo(d.b.combo) || c.counts.admitPart(d.b.rep, false, false, sharedConstraints) != nil {
 			d.done = true
 			return false
 		}
@@ -148,8 +148,9 @@ type domainBucket struct {
 	nodes   []*plannedState
 	dropped int
 	// rep is the bucket's first node: its values of the keys are the
-	// bucket's.
-	rep *v1.Node
+	// bucket's, combo those values joined with NUL (see comboKey).
+	rep   *v1.Node
+	combo string
 	// gen counts the compactions (which move nodes).
 	gen int
 }
@@ -227,7 +228,7 @@ func (pd *plannedDomains) add(pn *plannedState) {
 	vk := strings.Join(values, "\x00")
 	b, ok := pd.byValues[vk]
 	if !ok {
-		b = &domainBucket{rep: pn.Node}
+		b = &domainBucket{rep: pn.Node, combo: vk}
 		pd.byValues[vk] = b
 		pd.buckets = append(pd.buckets, b)
 	}

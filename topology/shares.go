@@ -1,0 +1,294 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A spread over two or more keys (zone and capacity type, zone and rack)
+// can strand pods when it is planned pod by pod: each placement is valid,
+// yet an early choice (an on-demand node in a zone that also has spot) can
+// leave a later pod no domain at all. The scheduler's rule is per key, but
+// every pod raises one domain of each key at once, so which combinations of
+// values the pods take decides how many fit.
+//
+// shareProblem is that question for one set of alike pods: how many of n
+// pods each combo (one value per domain key) takes. The answer comes from
+// an exhaustive search over the pods-per-combo vectors the scheduler can
+// reach one pod at a time (every step passes the spread rule of every
+// constraint, as PodTopologySpread's Filter computes it in the view where a
+// combo's domains exist once it has a node), bounded by each combo's room
+// (existing and planned nodes, then new nodes of its groups up to their max
+// size) and the plan's node budget.
+type shareProblem struct {
+	cons   []shareConstraint
+	combos []*combo
+	// n is the number of pods to place.
+	n int
+	// nodeBudget is the number of new nodes the limits leave (-1: none).
+	nodeBudget int
+}
+
+// shareConstraint is one hard constraint, hostname excepted, of the pods.
+type shareConstraint struct {
+	// Index is the constraint's index in the pod's spec, Key its topology
+	// key and key the position of that key in every combo's values.
+	Index      int
+	Key        string
+	key        int
+	maxSkew    int
+	minDomains int
+	// self is 1 when the pods match the constraint's selector.
+	self int
+	// base are the counts of the domains the scheduler counts now.
+	base map[string]int
+}
+
+// combo is one domain of the pods' domain keys and what it can take.
+type combo struct {
+	// key identifies the combo: its values joined with NUL.
+	key    string
+	values []string
+	// free is the number of pods the combo's existing and planned nodes
+	// take without a new node.
+	free   int
+	groups []comboGroup
+}
+
+// comboGroup is a group of the combo, in the class's order of groups: the
+// pods one node takes, the nodes the group may add, and the nodes its
+// first node costs (a zero-or-max group adds all at once).
+type comboGroup struct {
+	perNode, nodes, firstCost int
+}
+
+// capacity is the number of pods the combo takes at most.
+func (c *combo) capacity() int {
+	n := c.free
+	for _, g := range c.groups {
+		n += g.perNode * g.nodes
+	}
+	return n
+}
+
+// newNodes is the number of new nodes x pods take in the combo: its
+// existing and planned nodes first, then its groups' nodes in order, each
+// group's full before the next one's (the planner puts a pod on a planned
+// node before a new one, and a new node in the first group with room).
+func (c *combo) newNodes(x int) int {
+	rest, nodes := x-c.free, 0
+	for _, g := range c.groups {
+		if rest <= 0 {
+			break
+		}
+		if g.perNode == 0 || g.nodes == 0 {
+			continue
+		}
+		use := min((rest+g.perNode-1)/g.perNode, g.nodes)
+		rest -= use * g.perNode
+		if g.firstCost > 1 {
+			use = g.firstCost
+		}
+		nodes += use
+	}
+	return nodes
+}
+
+// shareState is a pods-per-combo vector.
+type shareState []int
+
+func (s shareState) key() string {
+	var b strings.Builder
+	for _, x := range s {
+		fmt.Fprintf(&b, "%d,", x)
+	}
+	return b.String()
+}
+
+// shareScore ranks the vectors the search reaches: more pods first, then
+// the most even domains over the domain universe, where a domain no node
+// realizes counts 0 (the planner's own first preferences: the lowest
+// count, then realizing a zero-size domain), then fewer new nodes.
+type shareScore struct {
+	pods int
+	// imbalance is the sum over constraints and universe domains of the
+	// squared counts: for a given number of pods, the smallest sum is the
+	// most even spread.
+	imbalance int
+	nodes     int
+}
+
+func (a shareScore) better(b shareScore) bool {
+	if a.pods != b.pods {
+		return a.pods > b.pods
+	}
+	if a.imbalance != b.imbalance {
+		return a.imbalance < b.imbalance
+	}
+	return a.nodes < b.nodes
+}
+
+// errShareSearchTooLarge is returned when the search would visit more than
+// maxShareStates vectors.
+var errShareSearchTooLarge = fmt.Errorf("share search: more than %d states", maxShareStates)
+
+// maxShareStates bounds the search (a few tens of pods per set of alike
+// pods over a handful of combos visit far fewer).
+const maxShareStates = 1 << 17
+
+// solve returns the best reachable vector that also holds once every node
+// it adds exists (see holds), with its score.
+func (sp *shareProblem) solve() (shareState, shareScore, error) {
+	start := make(shareState, len(sp.combos))
+	best, bestScore := start, sp.score(start)
+	seen := map[string]bool{start.key(): true}
+	stack := []shareState{start}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if sc := sp.score(s); sc.better(bestScore) && sp.holds(s) {
+			best, bestScore = s, sc
+		}
+		if sp.total(s) == sp.n {
+			continue
+		}
+		// Push in reverse so that the first combo is explored first.
+		for j := len(sp.combos) - 1; j >= 0; j-- {
+			if !sp.canAdd(s, j) {
+				continue
+			}
+			next := append(shareState(nil), s...)
+			next[j]++
+			k := next.key()
+			if seen[k] {
+				continue
+			}
+			if len(seen) >= maxShareStates {
+				return nil, shareScore{}, errShareSearchTooLarge
+			}
+			seen[k] = true
+			stack = append(stack, next)
+		}
+	}
+	return best, bestScore, nil
+}
+
+func (sp *shareProblem) total(s shareState) int {
+	n := 0
+	for _, x := range s {
+		n += x
+	}
+	return n
+}
+
+func (sp *shareProblem) score(s shareState) shareScore {
+	sc := shareScore{pods: sp.total(s)}
+	for j, x := range s {
+		sc.nodes += sp.combos[j].newNodes(x)
+	}
+	for i := range sp.cons {
+		for _, n := range sp.universeCounts(s, i) {
+			sc.imbalance += n * n
+		}
+	}
+	return sc
+}
+
+// universeCounts returns constraint i's count per domain of the domain
+// universe: its base domains and every combo's, realized or not.
+func (sp *shareProblem) universeCounts(s shareState, i int) map[string]int {
+	con := &sp.cons[i]
+	out := make(map[string]int, len(con.base)+len(sp.combos))
+	for v, n := range con.base {
+		out[v] = n
+	}
+	for j, x := range s {
+		out[sp.combos[j].values[con.key]] += x * con.self
+	}
+	return out
+}
+
+// canAdd reports whether one more pod may go to combo j: the combo has
+// room, the node budget allows the node it may need, and the spread rule
+// of every constraint passes in the view where the combos with pods, and
+// combo j, have nodes.
+func (sp *shareProblem) canAdd(s shareState, j int) bool {
+	c := sp.combos[j]
+	if s[j] >= c.capacity() {
+		return false
+	}
+	if sp.nodeBudget >= 0 {
+		extra := c.newNodes(s[j]+1) - c.newNodes(s[j])
+		if extra > 0 && sp.newNodes(s)+extra > sp.nodeBudget {
+			return false
+		}
+	}
+	for i := range sp.cons {
+		con := &sp.cons[i]
+		counts := sp.counts(s, i, j)
+		v := c.values[con.key]
+		if counts[v]+con.self-sp.minMatch(con, counts) > con.maxSkew {
+			return false
+		}
+	}
+	return true
+}
+
+func (sp *shareProblem) newNodes(s shareState) int {
+	n := 0
+	for j, x := range s {
+		n += sp.combos[j].newNodes(x)
+	}
+	return n
+}
+
+// counts returns constraint i's count per domain: its base domains, the
+// domains of the combos with pods and of combo with (when >= 0).
+func (sp *shareProblem) counts(s shareState, i, with int) map[string]int {
+	con := &sp.cons[i]
+	out := make(map[string]int, len(con.base)+len(sp.combos))
+	for v, n := range con.base {
+		out[v] = n
+	}
+	for j, x := range s {
+		if x == 0 && j != with {
+			continue
+		}
+		v := sp.combos[j].values[con.key]
+		out[v] += x * con.self
+	}
+	return out
+}
+
+// minMatch is the global minimum as Filter uses it: 0 when fewer domains
+// than minDomains exist.
+func (sp *shareProblem) minMatch(con *shareConstraint, counts map[string]int) int {
+	if len(counts) < con.minDomains {
+		return 0
+	}
+	lo, first := 0, true
+	for _, n := range counts {
+		if first || n < lo {
+			lo, first = n, false
+		}
+	}
+	return lo
+}
+
+// holds reports whether s passes the spread rule once all its nodes exist:
+// in every combo with pods, each constraint's count exceeds the global
+// minimum over all final domains by at most maxSkew (the condition under
+// which the scheduler can bind the pods, the last one included).
+func (sp *shareProblem) holds(s shareState) bool {
+	for i := range sp.cons {
+		con := &sp.cons[i]
+		counts := sp.counts(s, i, -1)
+		lo := sp.minMatch(con, counts)
+		for j, x := range s {
+			if x > 0 && counts[sp.combos[j].values[con.key]]-lo > con.maxSkew {
+				return false
+			}
+		}
+	}
+	return true
+}
