@@ -21,6 +21,15 @@
 //     spec.template, named and owned as the controllers name and own them
 //     (see Deployment, ReplicaSet and StatefulSet pods below). The workload
 //     itself is not part of the Scenario.
+//   - apiVersion scheduling.k8s.io/v1, kind PriorityClass: every pod (of
+//     the input, or created by a workload) gets spec.priority,
+//     spec.priorityClassName and spec.preemptionPolicy from the API
+//     server's Priority admission plugin (k8s v1.33.1) over these classes
+//     and the built-in system-node-critical and system-cluster-critical: a
+//     named class's value, the globalDefault class's for a pod naming none
+//     (0 without one). An unknown class, a spec.priority that differs from
+//     the class's value, a second globalDefault class and a class the API
+//     server would not create are input errors.
 //   - apiVersion spreadscale.io/v1alpha1, kind NodeGroup: an autoscaled node
 //     group (see NodeGroup). Its initial size is the number of Nodes its
 //     selector picks; spec.price, the cost of one node per hour, feeds

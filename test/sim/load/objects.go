@@ -12,6 +12,7 @@ import (
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -81,6 +82,11 @@ type loader struct {
 	groups  []groupEntry
 	defined map[string]origin // "<Kind> <namespace/name>" -> first definition
 	podSeq  int               // pods given a creationTimestamp so far
+	// priorityClasses are the input's PriorityClasses, priorityClassAt
+	// where each was defined; priority admits pods once all are known.
+	priorityClasses []*schedulingv1.PriorityClass
+	priorityClassAt []origin
+	priority        *priorityAdmitter
 	// badTemplates are the workloads whose pods failed validation
 	// (reported once, see validPod).
 	badTemplates map[origin]bool
@@ -131,7 +137,7 @@ func jsonType(js []byte) string {
 }
 
 // supported lists the accepted kinds for error messages.
-const supported = "v1 Node, Pod, ConfigMap or List; apps/v1 Deployment, ReplicaSet or StatefulSet; " + APIVersion + " NodeGroup"
+const supported = "v1 Node, Pod, ConfigMap or List; apps/v1 Deployment, ReplicaSet or StatefulSet; scheduling.k8s.io/v1 PriorityClass; " + APIVersion + " NodeGroup"
 
 // object decodes one object (or, when lists is set, a List of objects).
 func (l *loader) object(at origin, js []byte, lists bool) {
@@ -174,6 +180,8 @@ func (l *loader) object(at origin, js []byte, lists bool) {
 		l.configMap(at, js)
 	case tm.APIVersion == "apps/v1" && (tm.Kind == "Deployment" || tm.Kind == "ReplicaSet" || tm.Kind == "StatefulSet"):
 		l.workload(at, tm.Kind, js)
+	case tm.APIVersion == "scheduling.k8s.io/v1" && tm.Kind == "PriorityClass":
+		l.priorityClass(at, js)
 	case tm.APIVersion == APIVersion && tm.Kind == "NodeGroup":
 		l.nodeGroup(at, js)
 	default:
@@ -386,8 +394,14 @@ func (l *loader) finish() sim.Scenario {
 			l.fail(ge.at, "spec.selector: picks %d nodes, above spec.maxSize %d", size, g.MaxSize)
 		}
 	}
+	admitter, err := l.newPriorityAdmitter()
+	if err != nil {
+		l.errs = append(l.errs, &Error{Message: "PriorityClasses: " + err.Error()})
+		return s
+	}
+	l.priority = admitter
 	for _, pe := range l.expandWorkloads() {
-		valid := !pe.invalid && (pe.createdBy == nil || l.validPod(pe))
+		valid := !pe.invalid && (pe.createdBy == nil || l.validPod(pe)) && l.admitPod(pe)
 		if n := pe.pod.Spec.NodeName; n != "" && !nodes[n] {
 			l.fail(pe.at, "spec.nodeName: pod %s is bound to node %q, which is not a Node of the input", pe.pod.Namespace+"/"+pe.pod.Name, n)
 			continue

@@ -59,3 +59,33 @@ func (l *loader) validPod(pe podEntry) bool {
 	}
 	return false
 }
+
+// admitPod runs the API server's Priority admission on pe's pod and sets
+// the pod's spec.priority, spec.priorityClassName and
+// spec.preemptionPolicy as it resolves them; it records the plugin's
+// refusal (reported once per workload) and reports whether the pod was
+// admitted.
+func (l *loader) admitPod(pe podEntry) bool {
+	internal := &core.Pod{}
+	if err := corev1conv.Convert_v1_Pod_To_core_Pod(pe.pod, internal, nil); err != nil {
+		l.fail(pe.at, "%v", err)
+		return false
+	}
+	err := l.priority.admit(internal)
+	switch {
+	case err == nil:
+	case pe.createdBy == nil:
+		l.fail(pe.at, "%v", err)
+		return false
+	default:
+		if !l.badTemplates[*pe.createdBy] {
+			l.badTemplates[*pe.createdBy] = true
+			l.fail(*pe.createdBy, "spec.template.%v (in pod %s/%s it creates)", err, pe.pod.Namespace, pe.pod.Name)
+		}
+		return false
+	}
+	pe.pod.Spec.Priority = internal.Spec.Priority
+	pe.pod.Spec.PriorityClassName = internal.Spec.PriorityClassName
+	pe.pod.Spec.PreemptionPolicy = (*apiv1.PreemptionPolicy)(internal.Spec.PreemptionPolicy)
+	return true
+}
