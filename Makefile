@@ -28,9 +28,10 @@ build:
 test: lint
 	$(GO) test ./...
 
-## fuzz: the long differential run against the real scheduler plugin, then the input-parser fuzzer.
+## fuzz: the long differential runs (real scheduler plugin; exhaustive oracle of complete plans), then the input-parser fuzzer.
 fuzz:
 	$(GO) test ./topology/ -run 'TestDifferential$$' -count=1 -v -args -cases=$(CASES)
+	$(GO) test ./topology/ -run 'TestCompletePlansOracle$$' -count=1 -v -timeout 60m -args -oracle-cases=$(CASES)
 	$(GO) test ./test/sim/load/ -run '^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) -fuzzminimizetime=10x -parallel=2
 
 ## demo: the simulator on its built-in scenario, stock CA vs spreadscale side by side.

@@ -38,8 +38,8 @@ func (p *planner) place(pod *v1.Pod) error {
 		p.unplaced(pod, r)
 		return nil
 	}
-	if n, ok := p.complete[p.facts.ClassKey(pod)]; ok && c.shares == nil {
-		c.shares = p.planShares(c, pod, n)
+	if c.shares == nil && c.spread != nil && len(DomainKeys(c.spread)) >= 2 {
+		c.shares = p.planShares(c, pod, p.classPods[p.facts.ClassKey(pod)])
 	}
 	var diag diagnosis
 	if placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag); placed || err != nil {

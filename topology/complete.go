@@ -19,6 +19,9 @@ type classShares struct {
 	// left is the share each combo has left; nil: no shares (the search
 	// gave up), every combo admits the class.
 	left map[string]int
+	// order is the combo of each pod in turn: an order in which every
+	// step passes the spread rule (the search's path to the shares).
+	order []string
 	// reason says why no valid plan places more of the class's pods than
 	// the shares, nil when the shares place them all.
 	reason *Reason
@@ -58,12 +61,18 @@ func (cs *classShares) admits(node *v1.Node) bool {
 		return true
 	}
 	k, ok := comboKey(node, cs.keys)
-	return ok && cs.left[k] > 0
+	return ok && cs.admitsCombo(k)
 }
 
 // admitsCombo reports whether the class may place a pod in the combo key.
 func (cs *classShares) admitsCombo(key string) bool {
-	return cs == nil || cs.left == nil || cs.suspended || cs.left[key] > 0
+	switch {
+	case cs == nil || cs.left == nil || cs.suspended:
+		return true
+	case cs.placed < len(cs.order):
+		return cs.order[cs.placed] == key
+	}
+	return cs.left[key] > 0
 }
 
 // take records a pod placed on node.
@@ -83,20 +92,14 @@ func (cs *classShares) take(node *v1.Node) {
 func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	sp := p.shareProblem(c, pod, n)
 	cs := &classShares{keys: DomainKeys(c.spread)}
-	best, score, err := sp.solve()
-	if DebugShares {
-		fmt.Printf("shares: n=%d budget=%d err=%v best=%v score=%+v\n", n, sp.nodeBudget, err, best, score)
-		for _, cb := range sp.combos {
-			fmt.Printf("  combo %q free=%d groups=%+v\n", cb.key, cb.free, cb.groups)
-		}
-		for _, con := range sp.cons {
-			fmt.Printf("  con %+v\n", con)
-		}
-	}
+	best, score, order, err := sp.solve()
 	if err != nil {
 		return cs
 	}
 	cs.left, cs.target = map[string]int{}, score.pods
+	for _, j := range order {
+		cs.order = append(cs.order, sp.combos[j].key)
+	}
 	for j, x := range best {
 		if x > 0 {
 			cs.left[sp.combos[j].key] = x

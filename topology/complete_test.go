@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"fmt"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,6 +22,13 @@ type oracleStats struct {
 	nodeOptimal, nodeChecked, fewerOther int
 	robust, notRobust, robustMissed      int
 	unplacedInstances                    int
+	// hostname counts the instances whose pods also have a hostname
+	// constraint, hostnameShort and hostnameNoOrder those where the
+	// planner places fewer pods than the oracle or its plan has no order
+	// the scheduler can bind with all nodes registered (reported, not
+	// asserted: the shares model a hostname constraint only as a cap of
+	// pods per node).
+	hostname, hostnameShort, hostnameNoOrder int
 }
 
 // TestCompletePlansOracle: on random instances of spreads over two or
@@ -40,6 +48,11 @@ func TestCompletePlansOracle(t *testing.T) {
 		if len(c.pending) == 0 {
 			continue
 		}
+		if c.hasHostname() {
+			st.hostname++
+			checkHostnameCase(t, sched, c, &st)
+			continue
+		}
 		st.withPending++
 		st.pending += len(c.pending)
 		checkAgainstOracle(t, sched, c, &st)
@@ -47,9 +60,11 @@ func TestCompletePlansOracle(t *testing.T) {
 	summary := fmt.Sprintf("complete-plan oracle: %d instances (%d with pending pods, %d pods); planner placed %d; "+
 		"%d instances where it places fewer than the oracle; %d with pods left that no plan places; "+
 		"node count minimal for its shares in %d/%d (%d where other shares need fewer nodes); "+
-		"holds in every bind order in %d/%d (%d not, %d of them where a plan that holds exists)",
+		"holds in every bind order in %d/%d (%d not, %d of them where a plan that holds exists); "+
+		"with a hostname constraint too (not asserted): %d instances, %d where it places fewer, %d where no order binds the plan",
 		st.instances, st.withPending, st.pending, st.placed, len(st.short), st.unplacedInstances,
-		st.nodeOptimal, st.nodeChecked, st.fewerOther, st.robust, st.robust+st.notRobust, st.notRobust, st.robustMissed)
+		st.nodeOptimal, st.nodeChecked, st.fewerOther, st.robust, st.robust+st.notRobust, st.notRobust, st.robustMissed,
+		st.hostname, st.hostnameShort, st.hostnameNoOrder)
 	t.Log(summary)
 	fmt.Println(summary)
 	for i, s := range st.short {
@@ -64,20 +79,82 @@ func TestCompletePlansOracle(t *testing.T) {
 	}
 }
 
+// bindInOrder binds the plan's pods, in queue order, to the nodes named by
+// order (indexes into names) through the real scheduler's filters with
+// every node of the plan registered, and returns the bindings they reject.
+func bindInOrder(t *testing.T, sched *filterScheduler, c *oracleCase, plan *topology.Plan, names []string, order []int) []string {
+	t.Helper()
+	view := append([]*v1.Node(nil), c.nodes...)
+	for _, pn := range plan.Nodes {
+		view = append(view, pn.Node)
+	}
+	bound := append([]*v1.Pod(nil), c.pods...)
+	var bad []string
+	for i, j := range order {
+		pod := plan.Placements[i].Pod
+		if st := sched.filter(t, view, bound, pod, names[j]); !st.IsSuccess() {
+			bad = append(bad, fmt.Sprintf("%s on %s: %v", pod.Name, names[j], st.Reasons()))
+		}
+		bound = append(bound, pcBound(pod.DeepCopy(), names[j]))
+	}
+	return bad
+}
+
+// checkHostnameCase plans c, whose pods also have a hostname constraint,
+// and counts how it compares with the oracle.
+func checkHostnameCase(t *testing.T, sched *filterScheduler, c *oracleCase, st *oracleStats) {
+	t.Helper()
+	u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
+	require.NoError(t, err)
+	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending, Rank: c.fewestNodesFirst,
+		Cluster: newRealCluster(t, sched, c.nodes, c.pods, c.groupOf)})
+	require.NoError(t, err, c.String())
+	o := newOracle(c)
+	if len(plan.Placements) < o.maxPods() {
+		st.hostnameShort++
+	}
+	nodes, _, target := o.planNodes(plan)
+	if len(o.bindOrder(nodes, target)) != len(plan.Placements) {
+		st.hostnameNoOrder++
+	}
+}
+
+// fewestNodesFirst ranks the groups as topology-spread alone does inside
+// a domain (the option with the fewest new nodes): the most pods per node
+// first, then the groups' order.
+func (c *oracleCase) fewestNodesFirst(*v1.Pod) map[string]int {
+	groups := append([]*topology.Group(nil), c.groups...)
+	perNode := func(g *topology.Group) int64 {
+		cpu := g.Template.Status.Allocatable[v1.ResourceCPU]
+		return cpu.MilliValue() / c.podMilli
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return perNode(groups[i]) > perNode(groups[j]) })
+	rank := map[string]int{}
+	for i, g := range groups {
+		rank[g.Name] = i
+	}
+	return rank
+}
+
 // checkAgainstOracle plans c and compares the plan with the oracle's.
 func checkAgainstOracle(t *testing.T, sched *filterScheduler, c *oracleCase, st *oracleStats) {
 	t.Helper()
 	u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
 	require.NoError(t, err)
-	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending,
+	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending, Rank: c.fewestNodesFirst,
 		Cluster: newRealCluster(t, sched, c.nodes, c.pods, c.groupOf)})
 	require.NoError(t, err, c.String())
 	placed := len(plan.Placements)
 	st.placed += placed
-	stuck := scheduleFinal(t, sched, c.nodes, c.pods, plan)
-	assert.Empty(t, stuck, "the real scheduler finds no node for these pods on the final node set: %s; plan %s",
-		c, describePlan(plan))
 	o := newOracle(c)
+	nodes, names, target := o.planNodes(plan)
+	order := o.bindOrder(nodes, target)
+	if !assert.Len(t, order, placed, "no order binds the plan's pods with all its nodes registered: %s; plan %s",
+		c, describePlan(plan)) {
+		return
+	}
+	assert.Empty(t, bindInOrder(t, sched, c, plan, names, order), "the real scheduler rejects the plan's pods in that order: %s; plan %s",
+		c, describePlan(plan))
 	best := o.maxPods()
 	switch {
 	case placed < best:
@@ -103,7 +180,6 @@ func checkAgainstOracle(t *testing.T, sched *filterScheduler, c *oracleCase, st 
 	if anyFewer {
 		st.fewerOther++
 	}
-	nodes, _ := o.planNodes(plan)
 	if o.robust(nodes, placed) {
 		st.robust++
 		return

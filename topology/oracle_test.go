@@ -2,11 +2,11 @@ package topology_test
 
 import (
 	"flag"
-	"testing"
 	"fmt"
 	"math/rand"
 	"sort"
 	"strings"
+	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
@@ -66,6 +66,16 @@ func (c *oracleCase) String() string {
 	}
 	fmt.Fprintf(&b, "; bound web pods per node: %v", bound)
 	return b.String()
+}
+
+// hasHostname reports whether the pods have a hostname constraint.
+func (c *oracleCase) hasHostname() bool {
+	for _, con := range c.cons {
+		if con.TopologyKey == keyHost {
+			return true
+		}
+	}
+	return false
 }
 
 func comboOfLabels(l map[string]string, keys []string) string {
@@ -434,13 +444,68 @@ func (o *oracle) robustPlanExists(pods int) bool {
 	return found
 }
 
-// planNodes returns the node set of plan.
-func (o *oracle) planNodes(plan *topology.Plan) ([]oracleNode, []int) {
+// planNodes returns the node set of plan, each node's name and the
+// plan's number of pending pods on it.
+func (o *oracle) planNodes(plan *topology.Plan) (nodes []oracleNode, names []string, target []int) {
 	ks := make([]int, len(o.c.groups))
-	for gi, g := range o.c.groups {
-		ks[gi] = plan.NewNodes[g.Name]
+	byGroup := map[string][]string{}
+	for _, pn := range plan.Nodes {
+		byGroup[pn.Group] = append(byGroup[pn.Group], pn.Name)
 	}
-	return o.nodeSet(ks), ks
+	for gi, g := range o.c.groups {
+		ks[gi] = len(byGroup[g.Name])
+	}
+	nodes = o.nodeSet(ks)
+	for _, n := range o.c.nodes {
+		names = append(names, n.Name)
+	}
+	for _, g := range o.c.groups {
+		names = append(names, byGroup[g.Name]...)
+	}
+	at := map[string]int{}
+	for i, name := range names {
+		at[name] = i
+	}
+	target = make([]int, len(nodes))
+	for _, pl := range plan.Placements {
+		target[at[pl.Node]]++
+	}
+	return nodes, names, target
+}
+
+// bindOrder returns an order of nodes, one per pod, in which the pods
+// can be bound one by one to reach target with all nodes registered, nil
+// when there is none.
+func (o *oracle) bindOrder(nodes []oracleNode, target []int) []int {
+	var order []int
+	seen := map[string]bool{}
+	var rec func(placed []int) bool
+	rec = func(placed []int) bool {
+		if sum(placed) == sum(target) {
+			return true
+		}
+		k := fmt.Sprint(placed)
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		for j := range nodes {
+			if placed[j] < target[j] && o.canBind(nodes, placed, j) {
+				placed[j]++
+				order = append(order, j)
+				if rec(placed) {
+					return true
+				}
+				order = order[:len(order)-1]
+				placed[j]--
+			}
+		}
+		return false
+	}
+	if !rec(make([]int, len(nodes))) {
+		return nil
+	}
+	return order
 }
 
 // planShares is the shares of plan's placements.

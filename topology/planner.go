@@ -63,9 +63,8 @@ type planner struct {
 	fixedBuf []candidate
 	// lastRequests are the requests of the pod being placed.
 	lastRequests requests
-	// complete holds the classes planned with shares (see classShares)
-	// and their numbers of pods.
-	complete map[ClassKey]int
+	// classPods is the number of pending pods of each class.
+	classPods map[ClassKey]int
 }
 
 // PlanScaleUp decides which groups to scale and by how much so that the pending
@@ -96,51 +95,19 @@ func PlanScaleUp(req Request) (*Plan, error) {
 	}
 	pods := append([]*v1.Pod(nil), req.Pending...)
 	SortQueueOrder(pods)
-	first, err := planPass(req, pods, nil)
-	if err != nil {
-		return nil, err
+	classPods := map[ClassKey]int{}
+	for _, pod := range pods {
+		classPods[req.Facts.ClassKey(pod)]++
 	}
-	stranded := first.strandedMultiKey(pods)
-	if len(stranded) == 0 {
-		return first.plan, nil
-	}
-	// A spread over two or more domain keys left pods unplaced: plan again,
-	// giving those classes the shares of a complete plan (see
-	// classShares), and keep the plan that places more pods.
-	if err := req.Cluster.Reset(); err != nil {
-		return nil, fmt.Errorf("plan: resetting cluster: %w", err)
-	}
-	complete, err := planPass(req, pods, stranded)
-	if err != nil {
-		return nil, err
-	}
-	if len(complete.plan.Placements) >= len(first.plan.Placements) {
-		return complete.plan, nil
-	}
-	// The Cluster holds the plan returned: plan the first pass again.
-	if err := req.Cluster.Reset(); err != nil {
-		return nil, fmt.Errorf("plan: resetting cluster: %w", err)
-	}
-	first, err = planPass(req, pods, nil)
-	if err != nil {
-		return nil, err
-	}
-	return first.plan, nil
-}
-
-// planPass places pods (in queue order) until the plan holds once all its
-// nodes exist; complete holds the classes planned with shares and their
-// numbers of pods.
-func planPass(req Request, pods []*v1.Pod, complete map[ClassKey]int) (*planner, error) {
 	var preopen map[string]int
 	for round := 1; ; round++ {
 		p := newPlanner(req)
-		p.complete = complete
+		p.classPods = classPods
 		if err := p.run(pods, preopen); err != nil {
 			return nil, err
 		}
 		if round == maxRounds || p.holdsInFinalView() {
-			return p, nil
+			return p.plan, nil
 		}
 		// Some placement was checked before a node planned later existed,
 		// and that node lowers a global minimum. Plan again with every node
@@ -151,31 +118,6 @@ func planPass(req Request, pods []*v1.Pod, complete map[ClassKey]int) (*planner,
 		}
 		preopen = p.plan.NewNodes
 	}
-}
-
-// strandedMultiKey returns the classes of pods whose spread has two or
-// more domain keys and some of whose pods the plan leaves unplaced (for a
-// reason other than invalid constraints), with their numbers of pods.
-func (p *planner) strandedMultiKey(pods []*v1.Pod) map[ClassKey]int {
-	var out map[ClassKey]int
-	for _, u := range p.plan.Unplaced {
-		c := p.classes[p.facts.ClassKey(u.Pod)]
-		if c == nil || c.spread == nil || len(DomainKeys(c.spread)) < 2 {
-			continue
-		}
-		if out == nil {
-			out = map[ClassKey]int{}
-		}
-		out[p.facts.ClassKey(u.Pod)] = 0
-	}
-	for _, pod := range pods {
-		if k := p.facts.ClassKey(pod); out != nil {
-			if _, ok := out[k]; ok {
-				out[k]++
-			}
-		}
-	}
-	return out
 }
 
 // placedPod counts a pod added to the Cluster.

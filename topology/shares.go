@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -136,23 +137,29 @@ var errShareSearchTooLarge = fmt.Errorf("share search: more than %d states", max
 // pods over a handful of combos visit far fewer).
 const maxShareStates = 1 << 17
 
-// solve returns the best reachable vector that also holds once every node
-// it adds exists (see holds), with its score.
-func (sp *shareProblem) solve() (shareState, shareScore, error) {
+// solve returns the best vector the pods can reach one valid step at a
+// time and that the scheduler can also bind once every node it adds
+// exists, its score, and that binding order (combos, one per pod). The
+// vectors are the ones reachable while nodes are added (the planner's
+// view; a domain counts once it has a node); each candidate, best first,
+// is then checked in the final view, where every domain of the plan
+// counts from the start (see finalOrder): with two or more keys a vector
+// can pass the per-key final condition yet have no order the scheduler
+// can follow.
+func (sp *shareProblem) solve() (shareState, shareScore, []int, error) {
 	start := make(shareState, len(sp.combos))
-	best, bestScore := start, sp.score(start)
 	seen := map[string]bool{start.key(): true}
 	stack := []shareState{start}
+	var candidates []shareState
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if sc := sp.score(s); sc.better(bestScore) && sp.holds(s) {
-			best, bestScore = s, sc
+		if sp.holds(s) {
+			candidates = append(candidates, s)
 		}
 		if sp.total(s) == sp.n {
 			continue
 		}
-		// Push in reverse so that the first combo is explored first.
 		for j := len(sp.combos) - 1; j >= 0; j-- {
 			if !sp.canAdd(s, j) {
 				continue
@@ -164,13 +171,94 @@ func (sp *shareProblem) solve() (shareState, shareScore, error) {
 				continue
 			}
 			if len(seen) >= maxShareStates {
-				return nil, shareScore{}, errShareSearchTooLarge
+				return nil, shareScore{}, nil, errShareSearchTooLarge
 			}
 			seen[k] = true
 			stack = append(stack, next)
 		}
 	}
-	return best, bestScore, nil
+	scores := make(map[string]shareScore, len(candidates))
+	for _, c := range candidates {
+		scores[c.key()] = sp.score(c)
+	}
+	slices.SortStableFunc(candidates, func(a, b shareState) int {
+		sa, sb := scores[a.key()], scores[b.key()]
+		switch {
+		case sa.better(sb):
+			return -1
+		case sb.better(sa):
+			return 1
+		}
+		return 0
+	})
+	budget := maxShareStates
+	for _, c := range candidates {
+		if order, ok := sp.finalOrder(c, &budget); ok {
+			return c, scores[c.key()], order, nil
+		}
+		if budget <= 0 {
+			return nil, shareScore{}, nil, errShareSearchTooLarge
+		}
+	}
+	return start, sp.score(start), nil, nil
+}
+
+// finalOrder looks for an order in which pods can be bound to reach x with
+// every combo of x already a domain (the nodes of the plan registered),
+// each step passing the spread rule of every constraint; budget bounds
+// the vectors it visits, across calls.
+func (sp *shareProblem) finalOrder(x shareState, budget *int) ([]int, bool) {
+	var order []int
+	seen := map[string]bool{}
+	var rec func(s shareState) bool
+	rec = func(s shareState) bool {
+		if sp.total(s) == sp.total(x) {
+			return true
+		}
+		k := s.key()
+		if seen[k] || *budget <= 0 {
+			return false
+		}
+		seen[k] = true
+		*budget--
+		for j := range sp.combos {
+			if s[j] >= x[j] || !sp.fitsFinal(s, x, j) {
+				continue
+			}
+			s[j]++
+			order = append(order, j)
+			if rec(s) {
+				return true
+			}
+			order = order[:len(order)-1]
+			s[j]--
+		}
+		return false
+	}
+	ok := rec(make(shareState, len(x)))
+	return order, ok
+}
+
+// fitsFinal reports whether one more pod in combo j passes the spread rule
+// of every constraint, with s placed and the domains of x's combos counted.
+func (sp *shareProblem) fitsFinal(s, x shareState, j int) bool {
+	for i := range sp.cons {
+		con := &sp.cons[i]
+		counts := make(map[string]int, len(con.base)+len(sp.combos))
+		for v, n := range con.base {
+			counts[v] = n
+		}
+		for jj, xx := range x {
+			if xx > 0 {
+				counts[sp.combos[jj].values[con.key]] += s[jj] * con.self
+			}
+		}
+		v := sp.combos[j].values[con.key]
+		if counts[v]+con.self-sp.minMatch(con, counts) > con.maxSkew {
+			return false
+		}
+	}
+	return true
 }
 
 func (sp *shareProblem) total(s shareState) int {
