@@ -81,7 +81,8 @@ const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 
 // recreate returns the pod pod's controller creates in its place after an
 // eviction at now, or nil when pod has no controller ownerReference (no one
-// recreates it). The new pod is pending: the old one's labels, annotations,
+// recreates it) or is a DaemonSet's (its controller creates pods per node:
+// see runDaemonSets). The new pod is pending: the old one's labels, annotations,
 // owner references and spec without spec.nodeName, an empty status,
 // created at now, with a new uid. A StatefulSet's pod keeps its name (the
 // controller recreates ordinal i as "<set>-<i>"); every other controller's
@@ -91,7 +92,7 @@ const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // at random, skipping names taken reports as in use.
 func recreate(pod *apiv1.Pod, now time.Time, generation int, taken func(string) bool) *apiv1.Pod {
 	ref := metav1.GetControllerOf(pod)
-	if ref == nil {
+	if ref == nil || ref.Kind == "DaemonSet" {
 		return nil
 	}
 	p := &apiv1.Pod{

@@ -92,7 +92,7 @@ func (d *Decider) prepare() error {
 	if err := r.actx.ClusterSnapshot.SetClusterState(r.nodes, r.bound, nil); err != nil {
 		return fmt.Errorf("sim: CA cluster snapshot: %w", err)
 	}
-	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, r.nodes, []*appsv1.DaemonSet{}, r.taintConfig, now)
+	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, r.nodes, deepCopyAll(r.scenario.DaemonSets), r.taintConfig, now)
 	if aerr != nil {
 		return fmt.Errorf("sim: CA template node infos: %w", aerr)
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
 	v1appslister "k8s.io/client-go/listers/apps/v1"
 	v1batchlister "k8s.io/client-go/listers/batch/v1"
@@ -87,7 +88,7 @@ func (r *runner) refreshListers() {
 		}
 	}
 	c := controllerObjects(all)
-	daemonSets, _ := kube_util.NewTestDaemonSetLister(c.daemonSets)
+	daemonSets, _ := kube_util.NewTestDaemonSetLister(r.daemonSetObjects(c.daemonSets))
 	rcs, _ := kube_util.NewTestReplicationControllerLister(c.rcs)
 	jobs, _ := kube_util.NewTestJobLister(c.jobs)
 	rss, _ := kube_util.NewTestReplicaSetLister(c.replicaSets)
@@ -99,4 +100,17 @@ func (r *runner) refreshListers() {
 		kube_util.NewTestPodDisruptionBudgetLister(nil),
 		daemonSets, rcs, jobs, rss, sss,
 	))
+}
+
+// daemonSetObjects are the Scenario's DaemonSets followed by the objects
+// controllerObjects made up for the owners of DaemonSet pods that are not
+// among them.
+func (r *runner) daemonSetObjects(owners []*appsv1.DaemonSet) []*appsv1.DaemonSet {
+	out := deepCopyAll(r.scenario.DaemonSets)
+	for _, o := range owners {
+		if !slices.ContainsFunc(out, func(ds *appsv1.DaemonSet) bool { return ds.Namespace == o.Namespace && ds.Name == o.Name }) {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
 
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown"
@@ -154,6 +153,9 @@ func (r *runner) scaleDownPending() bool {
 func (r *runner) autoscale(ctx context.Context, loop int, l *Loop) error {
 	now := r.clock.Now()
 	r.registerDue(now)
+	if err := r.runDaemonSets(ctx); err != nil {
+		return fmt.Errorf("sim: loop %d: %w", loop, err)
+	}
 	r.callbacks.reset()
 	if err := r.syncAPI(); err != nil {
 		return fmt.Errorf("sim: loop %d: fake API server: %w", loop, err)
@@ -174,7 +176,7 @@ func (r *runner) autoscale(ctx context.Context, loop int, l *Loop) error {
 	if err := r.actx.RemainingPdbTracker.SetPdbs(nil); err != nil {
 		return fmt.Errorf("sim: loop %d: CA PDB tracker: %w", loop, err)
 	}
-	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, nodes, []*appsv1.DaemonSet{}, r.taintConfig, time.Now())
+	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, nodes, deepCopyAll(r.scenario.DaemonSets), r.taintConfig, time.Now())
 	if aerr != nil {
 		return fmt.Errorf("sim: loop %d: CA template node infos: %w", loop, aerr)
 	}
@@ -236,6 +238,9 @@ func (r *runner) autoscaleRest(ctx context.Context, loop int, l *Loop, nodes []*
 		r.launch(u.NodeGroup, u.To-u.From, now)
 	}
 	r.registerDue(now)
+	if err := r.runDaemonSets(ctx); err != nil {
+		return fmt.Errorf("sim: loop %d: %w", loop, err)
+	}
 	switch {
 	case up.err != nil:
 		return nil
@@ -336,7 +341,7 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 		return scaleUpOutcome{}, nil
 	}
 	before := r.targetSizes()
-	st, aerr := r.orch.ScaleUp(toHelp, readyNodes, []*appsv1.DaemonSet{}, nodeInfos, false)
+	st, aerr := r.orch.ScaleUp(toHelp, readyNodes, deepCopyAll(r.scenario.DaemonSets), nodeInfos, false)
 	if st != nil {
 		r.procs.ScaleUpStatusProcessor.Process(r.actx, st)
 	}

@@ -225,6 +225,10 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		return nil, err
 	}
 	r.sched = sched
+	if err := r.runDaemonSets(ctx); err != nil {
+		r.close()
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/plugin"
@@ -76,6 +77,12 @@ type Scenario struct {
 	// Pods are all pods: Spec.NodeName set means bound to that node, empty
 	// means pending.
 	Pods []*apiv1.Pod
+	// DaemonSets are the cluster's DaemonSets: their controller runs a pod
+	// on every existing and new node it should run on (see
+	// daemon.NodeShouldRunDaemonPod), and CA's DaemonSet lister serves
+	// them, so CA's templates of node groups include their pods. Their pod
+	// templates must be admitted already (spec.priority resolved).
+	DaemonSets []*appsv1.DaemonSet
 	// MaxNodesTotal is CA's --max-nodes-total; 0 means unlimited.
 	MaxNodesTotal int
 	// PriorityConfigMap is the ConfigMap CA's "priority" expander reads:

@@ -2,6 +2,9 @@ package sim
 
 import (
 	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"math"
 	"strings"
 )
@@ -79,6 +82,9 @@ func validate(s Scenario, cfg Config) error {
 		}
 	}
 
+	if err := validateDaemonSets(s); err != nil {
+		return err
+	}
 	pods := map[string]bool{}
 	for i, p := range s.Pods {
 		if p == nil {
@@ -197,4 +203,29 @@ func validateGroups(s Scenario) (map[string]*NodeGroup, error) {
 		}
 	}
 	return groups, nil
+}
+
+// validateDaemonSets checks that every DaemonSet is named, unique and has
+// a selector that matches its template's labels, as the API server
+// requires.
+func validateDaemonSets(s Scenario) error {
+	seen := map[string]bool{}
+	for i, ds := range s.DaemonSets {
+		if ds == nil {
+			return errorf("DaemonSets[%d]: nil", i)
+		}
+		if ds.Name == "" {
+			return errorf("DaemonSets[%d].Name: empty", i)
+		}
+		key := namespaceOf(ds) + "/" + ds.Name
+		if seen[key] {
+			return errorf("DaemonSets[%d]: duplicate DaemonSet %q", i, key)
+		}
+		seen[key] = true
+		sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+		if err != nil || ds.Spec.Selector == nil || sel.Empty() || !sel.Matches(labels.Set(ds.Spec.Template.Labels)) {
+			return errorf("DaemonSet %q: Spec.Selector must be set and match Spec.Template.Labels", key)
+		}
+	}
+	return nil
 }

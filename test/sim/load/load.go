@@ -21,6 +21,11 @@
 //     spec.template, named and owned as the controllers name and own them
 //     (see Deployment, ReplicaSet and StatefulSet pods below). The workload
 //     itself is not part of the Scenario.
+//   - apiVersion apps/v1, kind DaemonSet: Scenario.DaemonSets (defaulted,
+//     its template admitted: spec.priority resolved). The simulation runs
+//     its controller: a pod on every existing and new node it should run
+//     on, and cluster-autoscaler's DaemonSet lister serves it, so its pods
+//     are part of CA's node group templates.
 //   - apiVersion scheduling.k8s.io/v1, kind PriorityClass: every pod (of
 //     the input, or created by a workload) gets spec.priority,
 //     spec.priorityClassName and spec.preemptionPolicy from the API

@@ -87,6 +87,8 @@ type loader struct {
 	priorityClasses []*schedulingv1.PriorityClass
 	priorityClassAt []origin
 	priority        *priorityAdmitter
+	// daemonSets are the input's DaemonSets.
+	daemonSets []daemonSetEntry
 	// badTemplates are the workloads whose pods failed validation
 	// (reported once, see validPod).
 	badTemplates map[origin]bool
@@ -114,7 +116,7 @@ type envelope struct {
 }
 
 // namespaced are the supported kinds that live in a namespace.
-var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true}
+var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true}
 
 // objectName is the part of metadata that names an object in messages.
 type objectName struct {
@@ -137,7 +139,7 @@ func jsonType(js []byte) string {
 }
 
 // supported lists the accepted kinds for error messages.
-const supported = "v1 Node, Pod, ConfigMap or List; apps/v1 Deployment, ReplicaSet or StatefulSet; scheduling.k8s.io/v1 PriorityClass; " + APIVersion + " NodeGroup"
+const supported = "v1 Node, Pod, ConfigMap or List; apps/v1 Deployment, ReplicaSet, StatefulSet or DaemonSet; scheduling.k8s.io/v1 PriorityClass; " + APIVersion + " NodeGroup"
 
 // object decodes one object (or, when lists is set, a List of objects).
 func (l *loader) object(at origin, js []byte, lists bool) {
@@ -180,6 +182,8 @@ func (l *loader) object(at origin, js []byte, lists bool) {
 		l.configMap(at, js)
 	case tm.APIVersion == "apps/v1" && (tm.Kind == "Deployment" || tm.Kind == "ReplicaSet" || tm.Kind == "StatefulSet"):
 		l.workload(at, tm.Kind, js)
+	case tm.APIVersion == "apps/v1" && tm.Kind == "DaemonSet":
+		l.daemonSet(at, js)
 	case tm.APIVersion == "scheduling.k8s.io/v1" && tm.Kind == "PriorityClass":
 		l.priorityClass(at, js)
 	case tm.APIVersion == APIVersion && tm.Kind == "NodeGroup":
@@ -400,6 +404,7 @@ func (l *loader) finish() sim.Scenario {
 		return s
 	}
 	l.priority = admitter
+	s.DaemonSets = l.daemonSetsFor()
 	for _, pe := range l.expandWorkloads() {
 		valid := !pe.invalid && (pe.createdBy == nil || l.validPod(pe)) && l.admitPod(pe)
 		if n := pe.pod.Spec.NodeName; n != "" && !nodes[n] {
