@@ -34,6 +34,9 @@ func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (in
 				still = append(still, p)
 				continue
 			}
+			if err := r.volumes.provision(ctx, p, nodeNamed(nodes, node)); err != nil {
+				return 0, err
+			}
 			delete(r.schedReason, podKey(p))
 			p.Spec.NodeName = node
 			r.bound = append(r.bound, p)
@@ -58,4 +61,14 @@ func (r *runner) pendingReason(p *apiv1.Pod, stoppedByMaxLoops bool) string {
 		parts = append(parts, fmt.Sprintf("simulation stopped after MaxLoops=%d", r.cfg.MaxLoops))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// nodeNamed returns the node of nodes named name (nil when none is).
+func nodeNamed(nodes []*apiv1.Node, name string) *apiv1.Node {
+	for _, n := range nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
 }

@@ -118,6 +118,7 @@ func (r *runner) fillResult(res *Result, stoppedByMaxLoops bool) {
 	for _, p := range r.bound {
 		res.BoundPods = append(res.BoundPods, p.DeepCopy())
 	}
+	res.PersistentVolumes = r.volumes.list()
 }
 
 // waiting reports whether a loop l that neither scaled nor bound anything

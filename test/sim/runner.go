@@ -62,6 +62,7 @@ type runner struct {
 	namer       *nodeNamer
 
 	sched       *scheduler
+	volumes     *volumes // storage objects the frameworks' volume plugins read
 	schedReason map[string]string // pod key -> scheduler's last failure
 	caReason    map[string]string // pod key -> CA's reason in the last loop
 
@@ -213,18 +214,20 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 	expanderRng := rand.New(r.expanderSource)
 	schedulerRng := rand.New(rand.NewPCG(seed, 0x5eed05))
 
+	r.volumes = newVolumes(s)
 	caCtx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	if err := r.buildAutoscaler(caCtx, s, cfg, expanderRng, readyAt); err != nil {
 		cancel()
 		return nil, err
 	}
-	sched, err := newScheduler(ctx, schedulerRng)
+	sched, err := newScheduler(ctx, schedulerRng, r.volumes)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	r.sched = sched
+	r.volumes.start(caCtx)
 	if err := r.runDaemonSets(ctx); err != nil {
 		r.close()
 		return nil, err
@@ -270,7 +273,7 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 	cloudProvider := r.buildProvider(s, opts, readyAt)
 	client := r.api.client
 	delegatingLister := caframework.NewDelegatingSchedulerSharedLister()
-	fwk, err := newDefaultFramework(ctx, delegatingLister)
+	fwk, err := newDefaultFramework(ctx, delegatingLister, r.volumes)
 	if err != nil {
 		return fmt.Errorf("sim: CA framework handle: %w", err)
 	}

@@ -70,11 +70,12 @@ func initSchedulerMetrics() error {
 // newDefaultFramework builds a kube-scheduler framework with the default
 // profile of the scheduler's own defaulted configuration (config/latest:
 // the v1 scheme defaults converted to the internal type) and the in-tree
-// plugin registry, serving nodes from lister. Informers come from an empty
-// fake clientset and are never started: no Services, ReplicaSets, PVCs or
-// StorageClasses exist in a simulation. The framework's background
-// goroutines stop when ctx is done.
-func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister) (schedframework.Framework, error) {
+// plugin registry, serving nodes from lister. Its client and informers are
+// vols' fake API server, which holds the Scenario's storage objects (no
+// Services or other objects the plugins read exist in a simulation); the
+// runner starts the informers once both frameworks are built. The
+// framework's background goroutines stop when ctx is done.
+func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister, vols *volumes) (schedframework.Framework, error) {
 	if err := initSchedulerMetrics(); err != nil {
 		return nil, fmt.Errorf("sim: scheduler metrics: %w", err)
 	}
@@ -85,10 +86,9 @@ func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister
 	if len(cfg.Profiles) != 1 {
 		return nil, fmt.Errorf("sim: default scheduler configuration has %d profiles, want 1", len(cfg.Profiles))
 	}
-	client := fake.NewClientset()
 	fwk, err := frameworkruntime.NewFramework(ctx, schedplugins.NewInTreeRegistry(), &cfg.Profiles[0],
-		frameworkruntime.WithClientSet(client),
-		frameworkruntime.WithInformerFactory(informers.NewSharedInformerFactory(client, 0)),
+		frameworkruntime.WithClientSet(vols.client),
+		frameworkruntime.WithInformerFactory(vols.factory),
 		frameworkruntime.WithSnapshotSharedLister(lister),
 	)
 	if err != nil {
@@ -98,10 +98,10 @@ func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister
 }
 
 // newScheduler builds the scheduler over a default framework.
-func newScheduler(ctx context.Context, rng *rand.Rand) (*scheduler, error) {
+func newScheduler(ctx context.Context, rng *rand.Rand, vols *volumes) (*scheduler, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	lister := &snapshotLister{snap: schedcache.NewEmptySnapshot()}
-	fwk, err := newDefaultFramework(ctx, lister)
+	fwk, err := newDefaultFramework(ctx, lister, vols)
 	if err != nil {
 		cancel()
 		return nil, err

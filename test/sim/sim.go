@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/spreadscale/spreadscale/plugin"
 )
@@ -83,6 +84,18 @@ type Scenario struct {
 	// them, so CA's templates of node groups include their pods. Their pod
 	// templates must be admitted already (spec.priority resolved).
 	DaemonSets []*appsv1.DaemonSet
+	// PersistentVolumes, PersistentVolumeClaims and StorageClasses are the
+	// cluster's storage. The scheduler's volume plugins (VolumeBinding,
+	// VolumeZone, ...) read them in CA's simulation and in the binding, as
+	// they read the API server's through informers: a pod whose claim is
+	// missing or bound to a PV with zone node affinity fits only where the
+	// plugins allow. A claim whose spec.volumeName names a PV is bound to it
+	// as the PV controller binds a pre-bound claim; an unbound
+	// WaitForFirstConsumer claim gets a PV provisioned in the domain of the
+	// node its pod is bound to (see volumes.provision).
+	PersistentVolumes      []*apiv1.PersistentVolume
+	PersistentVolumeClaims []*apiv1.PersistentVolumeClaim
+	StorageClasses         []*storagev1.StorageClass
 	// MaxNodesTotal is CA's --max-nodes-total; 0 means unlimited.
 	MaxNodesTotal int
 	// PriorityConfigMap is the ConfigMap CA's "priority" expander reads:
@@ -168,6 +181,10 @@ type Result struct {
 	NodeGroupOf map[string]string
 	// BoundPods are all bound pods at the end, with Spec.NodeName set.
 	BoundPods []*apiv1.Pod
+	// PersistentVolumes are the PVs at the end, sorted by name: the
+	// Scenario's, bound where a claim was pre-bound to them, and those
+	// provisioned for WaitForFirstConsumer claims.
+	PersistentVolumes []*apiv1.PersistentVolume
 }
 
 // Loop is what one CA loop did.
