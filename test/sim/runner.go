@@ -62,7 +62,7 @@ type runner struct {
 	namer       *nodeNamer
 
 	sched       *scheduler
-	volumes     *volumes // storage objects the frameworks' volume plugins read
+	volumes     *volumes          // storage objects the frameworks' volume plugins read
 	schedReason map[string]string // pod key -> scheduler's last failure
 	caReason    map[string]string // pod key -> CA's reason in the last loop
 

@@ -223,4 +223,3 @@ func (v *volumes) list() []*apiv1.PersistentVolume {
 	slices.SortFunc(out, func(a, b *apiv1.PersistentVolume) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
-
