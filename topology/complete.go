@@ -321,15 +321,11 @@ func (sp *shareProblem) why(s shareState) *Reason {
 // rejection is the first constraint that one more pod in combo j breaks
 // once s's nodes (and j's) exist, nil when none does.
 func (sp *shareProblem) rejection(s shareState, j int) *Rejection {
-	cb := sp.combos[j]
 	for i := range sp.cons {
 		con := &sp.cons[i]
-		counts := sp.counts(s, i, j)
-		v := cb.values[con.key]
-		lo := sp.minMatch(con, counts)
-		if counts[v]+con.self-lo > con.maxSkew {
-			return &Rejection{Constraint: con.Index, TopologyKey: con.Key, Domain: v,
-				MatchNum: counts[v], SelfMatch: con.self, MinMatch: lo, MaxSkew: int32(con.maxSkew)}
+		if match, lo, broken := sp.breaks(i, s, s, j); broken {
+			return &Rejection{Constraint: con.Index, TopologyKey: con.Key, Domain: sp.combos[j].values[con.key],
+				MatchNum: match, SelfMatch: con.self, MinMatch: lo, MaxSkew: int32(con.maxSkew)}
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package topology
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // A spread over two or more keys (zone and capacity type, zone and rack)
@@ -28,6 +27,8 @@ type shareProblem struct {
 	n int
 	// nodeBudget is the number of new nodes the limits leave (-1: none).
 	nodeBudget int
+	// index numbers each constraint's domains (see indexOf).
+	index []*domainIndex
 }
 
 // shareConstraint is one hard constraint, hostname excepted, of the pods.
@@ -99,11 +100,11 @@ func (c *combo) newNodes(x int) int {
 type shareState []int
 
 func (s shareState) key() string {
-	var b strings.Builder
+	b := make([]byte, 0, 2*len(s))
 	for _, x := range s {
-		fmt.Fprintf(&b, "%d,", x)
+		b = append(b, byte(x), byte(x>>8))
 	}
-	return b.String()
+	return string(b)
 }
 
 // shareScore ranks the vectors the search reaches: more pods first, then
@@ -177,27 +178,36 @@ func (sp *shareProblem) solve() (shareState, shareScore, []int, error) {
 			stack = append(stack, next)
 		}
 	}
-	scores := make(map[string]shareScore, len(candidates))
+	// Candidates with more pods come first whatever their other scores:
+	// score and check them one total at a time.
+	byTotal := map[int][]shareState{}
 	for _, c := range candidates {
-		scores[c.key()] = sp.score(c)
+		byTotal[sp.total(c)] = append(byTotal[sp.total(c)], c)
 	}
-	slices.SortStableFunc(candidates, func(a, b shareState) int {
-		sa, sb := scores[a.key()], scores[b.key()]
-		switch {
-		case sa.better(sb):
-			return -1
-		case sb.better(sa):
-			return 1
-		}
-		return 0
-	})
 	budget := maxShareStates
-	for _, c := range candidates {
-		if order, ok := sp.finalOrder(c, &budget); ok {
-			return c, scores[c.key()], order, nil
+	for total := sp.n; total > 0; total-- {
+		level := byTotal[total]
+		scores := make(map[string]shareScore, len(level))
+		for _, c := range level {
+			scores[c.key()] = sp.score(c)
 		}
-		if budget <= 0 {
-			return nil, shareScore{}, nil, errShareSearchTooLarge
+		slices.SortStableFunc(level, func(a, b shareState) int {
+			sa, sb := scores[a.key()], scores[b.key()]
+			switch {
+			case sa.better(sb):
+				return -1
+			case sb.better(sa):
+				return 1
+			}
+			return 0
+		})
+		for _, c := range level {
+			if order, ok := sp.finalOrder(c, &budget); ok {
+				return c, scores[c.key()], order, nil
+			}
+			if budget <= 0 {
+				return nil, shareScore{}, nil, errShareSearchTooLarge
+			}
 		}
 	}
 	return start, sp.score(start), nil, nil
@@ -243,18 +253,7 @@ func (sp *shareProblem) finalOrder(x shareState, budget *int) ([]int, bool) {
 // of every constraint, with s placed and the domains of x's combos counted.
 func (sp *shareProblem) fitsFinal(s, x shareState, j int) bool {
 	for i := range sp.cons {
-		con := &sp.cons[i]
-		counts := make(map[string]int, len(con.base)+len(sp.combos))
-		for v, n := range con.base {
-			counts[v] = n
-		}
-		for jj, xx := range x {
-			if xx > 0 {
-				counts[sp.combos[jj].values[con.key]] += s[jj] * con.self
-			}
-		}
-		v := sp.combos[j].values[con.key]
-		if counts[v]+con.self-sp.minMatch(con, counts) > con.maxSkew {
+		if _, _, broken := sp.breaks(i, s, x, j); broken {
 			return false
 		}
 	}
@@ -270,30 +269,15 @@ func (sp *shareProblem) total(s shareState) int {
 }
 
 func (sp *shareProblem) score(s shareState) shareScore {
-	sc := shareScore{pods: sp.total(s)}
-	for j, x := range s {
-		sc.nodes += sp.combos[j].newNodes(x)
-	}
+	sc := shareScore{pods: sp.total(s), nodes: sp.newNodes(s)}
 	for i := range sp.cons {
-		for _, n := range sp.universeCounts(s, i) {
+		ix := sp.indexOf(i)
+		cnt := ix.tally(sp, i, s)
+		for _, n := range cnt {
 			sc.imbalance += n * n
 		}
 	}
 	return sc
-}
-
-// universeCounts returns constraint i's count per domain of the domain
-// universe: its base domains and every combo's, realized or not.
-func (sp *shareProblem) universeCounts(s shareState, i int) map[string]int {
-	con := &sp.cons[i]
-	out := make(map[string]int, len(con.base)+len(sp.combos))
-	for v, n := range con.base {
-		out[v] = n
-	}
-	for j, x := range s {
-		out[sp.combos[j].values[con.key]] += x * con.self
-	}
-	return out
 }
 
 // canAdd reports whether one more pod may go to combo j: the combo has
@@ -312,10 +296,7 @@ func (sp *shareProblem) canAdd(s shareState, j int) bool {
 		}
 	}
 	for i := range sp.cons {
-		con := &sp.cons[i]
-		counts := sp.counts(s, i, j)
-		v := c.values[con.key]
-		if counts[v]+con.self-sp.minMatch(con, counts) > con.maxSkew {
+		if _, _, broken := sp.breaks(i, s, s, j); broken {
 			return false
 		}
 	}
@@ -330,37 +311,95 @@ func (sp *shareProblem) newNodes(s shareState) int {
 	return n
 }
 
-// counts returns constraint i's count per domain: its base domains, the
-// domains of the combos with pods and of combo with (when >= 0).
-func (sp *shareProblem) counts(s shareState, i, with int) map[string]int {
-	con := &sp.cons[i]
-	out := make(map[string]int, len(con.base)+len(sp.combos))
-	for v, n := range con.base {
-		out[v] = n
-	}
-	for j, x := range s {
-		if x == 0 && j != with {
-			continue
-		}
-		v := sp.combos[j].values[con.key]
-		out[v] += x * con.self
-	}
-	return out
+// domainIndex numbers one constraint's domains (its base domains and
+// every combo's value) so that counting is slice arithmetic.
+type domainIndex struct {
+	base   []int
+	inBase []bool
+	// value is, per combo, the index of its domain.
+	value []int
+	// cnt and realized are scratch space.
+	cnt      []int
+	realized []bool
 }
 
-// minMatch is the global minimum as Filter uses it: 0 when fewer domains
-// than minDomains exist.
-func (sp *shareProblem) minMatch(con *shareConstraint, counts map[string]int) int {
-	if len(counts) < con.minDomains {
-		return 0
+// indexOf returns constraint i's domainIndex, built on first use.
+func (sp *shareProblem) indexOf(i int) *domainIndex {
+	if sp.index == nil {
+		sp.index = make([]*domainIndex, len(sp.cons))
 	}
-	lo, first := 0, true
-	for _, n := range counts {
-		if first || n < lo {
-			lo, first = n, false
+	if ix := sp.index[i]; ix != nil {
+		return ix
+	}
+	con := &sp.cons[i]
+	at := map[string]int{}
+	ix := &domainIndex{}
+	add := func(v string) int {
+		k, ok := at[v]
+		if !ok {
+			k = len(ix.base)
+			at[v] = k
+			ix.base, ix.inBase = append(ix.base, 0), append(ix.inBase, false)
+		}
+		return k
+	}
+	for v, n := range con.base {
+		k := add(v)
+		ix.base[k], ix.inBase[k] = n, true
+	}
+	for _, cb := range sp.combos {
+		ix.value = append(ix.value, add(cb.values[con.key]))
+	}
+	ix.cnt, ix.realized = make([]int, len(ix.base)), make([]bool, len(ix.base))
+	sp.index[i] = ix
+	return ix
+}
+
+// tally returns the count of every domain of constraint i with s placed
+// (scratch space, valid until the next use of ix).
+func (ix *domainIndex) tally(sp *shareProblem, i int, s shareState) []int {
+	copy(ix.cnt, ix.base)
+	for j, x := range s {
+		ix.cnt[ix.value[j]] += x * sp.cons[i].self
+	}
+	return ix.cnt
+}
+
+// breaks reports whether one more pod in combo j breaks constraint i, with
+// s placed and, as domains, the base ones and those of the combos with a
+// pod in domains (and j): the matching count of j's domain and the global
+// minimum as Filter uses it (0 below minDomains).
+func (sp *shareProblem) breaks(i int, s, domains shareState, j int) (match, minMatch int, broken bool) {
+	con := &sp.cons[i]
+	ix := sp.indexOf(i)
+	copy(ix.cnt, ix.base)
+	copy(ix.realized, ix.inBase)
+	for jj, x := range s {
+		ix.cnt[ix.value[jj]] += x * con.self
+	}
+	for jj, d := range domains {
+		if d > 0 || jj == j {
+			ix.realized[ix.value[jj]] = true
 		}
 	}
-	return lo
+	n, lo := 0, 0
+	for v, c := range ix.cnt {
+		if !ix.realized[v] {
+			continue
+		}
+		if n == 0 || c < lo {
+			lo = c
+		}
+		n++
+	}
+	if n < con.minDomains {
+		lo = 0
+	}
+	if j < 0 {
+		return 0, lo, false
+	}
+	match = ix.cnt[ix.value[j]]
+	return match, lo, match+con.self-lo > con.maxSkew
 }
 
 // holds reports whether s passes the spread rule once all its nodes exist:
@@ -369,11 +408,10 @@ func (sp *shareProblem) minMatch(con *shareConstraint, counts map[string]int) in
 // which the scheduler can bind the pods, the last one included).
 func (sp *shareProblem) holds(s shareState) bool {
 	for i := range sp.cons {
-		con := &sp.cons[i]
-		counts := sp.counts(s, i, -1)
-		lo := sp.minMatch(con, counts)
+		_, lo, _ := sp.breaks(i, s, s, -1)
+		ix := sp.index[i]
 		for j, x := range s {
-			if x > 0 && counts[sp.combos[j].values[con.key]]-lo > con.maxSkew {
+			if x > 0 && ix.cnt[ix.value[j]]-lo > sp.cons[i].maxSkew {
 				return false
 			}
 		}

@@ -1,0 +1,53 @@
+package topology_test
+
+import (
+	"fmt"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// BenchmarkPlanMultiKey plans n alike pods spread over zone and capacity
+// type (the TestCompletePlansZoneAndCapacityType layout, max size 1,000),
+// and the same pods spread over zone alone, which the shares do not
+// concern: the cost of planning by shares.
+func BenchmarkPlanMultiKey(b *testing.B) {
+	var groups []*topology.Group
+	for _, z := range []string{zoneA, zoneB, zoneC} {
+		for _, ct := range []string{"spot", "on-demand"} {
+			if z == zoneC && ct == "spot" {
+				continue
+			}
+			g := pcGroup(ct+"-"+z, z, 2, 0, 1000)
+			g.Template.Labels[keyCapacity] = ct
+			groups = append(groups, g)
+		}
+	}
+	for _, n := range []int{6, 60, 600} {
+		for _, keys := range [][]string{{keyZone, keyCapacity}, {keyZone}} {
+			var cons []v1.TopologySpreadConstraint
+			for _, k := range keys {
+				cons = append(cons, pcHard(k, 1, "web"))
+			}
+			pending := pcWeb(n, 1500, cons...)
+			b.Run(fmt.Sprintf("%dp_%dkeys", n, len(keys)), func(b *testing.B) {
+				b.ReportAllocs()
+				placed := 0
+				for i := 0; i < b.N; i++ {
+					u, err := topology.NewUniverse(nil, nil, groups, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: pending, Cluster: &exCluster{}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					placed = len(plan.Placements)
+				}
+				b.ReportMetric(float64(placed), "placed")
+			})
+		}
+	}
+}
