@@ -21,6 +21,12 @@
 //     spec.template, named and owned as the controllers name and own them
 //     (see Deployment, ReplicaSet and StatefulSet pods below). The workload
 //     itself is not part of the Scenario.
+//   - apiVersion v1, kind PersistentVolume or PersistentVolumeClaim, and
+//     apiVersion storage.k8s.io/v1, kind StorageClass: the cluster's
+//     storage (Scenario.PersistentVolumes, ...), with API defaults; a
+//     claim without spec.storageClassName gets the default class as the
+//     DefaultStorageClass admission plugin picks it. The scheduler's volume
+//     plugins read them in the simulation (see sim.Scenario).
 //   - apiVersion apps/v1, kind DaemonSet: Scenario.DaemonSets (defaulted,
 //     its template admitted: spec.priority resolved). The simulation runs
 //     its controller: a pod on every existing and new node it should run
@@ -74,8 +80,10 @@
 // the labels statefulset.kubernetes.io/pod-name and
 // apps.kubernetes.io/pod-index, the hostname and subdomain the controller
 // sets and a controller reference to the StatefulSet; all replicas are
-// pending at once (as with podManagementPolicy Parallel) and
-// volumeClaimTemplates are ignored, as the simulation has no storage.
+// pending at once (as with podManagementPolicy Parallel). Each of its
+// volumeClaimTemplates gives every replica the claim
+// "<template>-<sts>-<ordinal>" (created unless the input has it, labelled
+// with the selector's matchLabels) as a volume named after the template.
 //
 // # Errors
 //

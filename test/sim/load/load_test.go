@@ -125,7 +125,7 @@ func TestWorkloadExpansion(t *testing.T) {
 			t.Errorf("db pod %s/%s owner %+v, want %s", p.Namespace, p.Name, ref, want)
 		}
 		if p.Labels["statefulset.kubernetes.io/pod-name"] != want || p.Labels["apps.kubernetes.io/pod-index"] != want[3:] ||
-			p.Spec.Hostname != want || p.Spec.Subdomain != "db-headless" || len(p.Spec.Volumes) != 0 {
+			p.Spec.Hostname != want || p.Spec.Subdomain != "db-headless" || len(p.Spec.Volumes) != 1 || p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "data-"+want {
 			t.Errorf("db pod %s: labels %v hostname %q subdomain %q volumes %v", p.Name, p.Labels, p.Spec.Hostname, p.Spec.Subdomain, p.Spec.Volumes)
 		}
 	}

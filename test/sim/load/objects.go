@@ -13,6 +13,7 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -87,6 +88,11 @@ type loader struct {
 	priorityClasses []*schedulingv1.PriorityClass
 	priorityClassAt []origin
 	priority        *priorityAdmitter
+	// volumes, claims and classes are the input's storage objects and the
+	// claims StatefulSets create.
+	volumes []*apiv1.PersistentVolume
+	claims  []claimEntry
+	classes []*storagev1.StorageClass
 	// daemonSets are the input's DaemonSets.
 	daemonSets []daemonSetEntry
 	// badTemplates are the workloads whose pods failed validation
@@ -116,7 +122,7 @@ type envelope struct {
 }
 
 // namespaced are the supported kinds that live in a namespace.
-var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true}
+var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true, "PersistentVolumeClaim": true}
 
 // objectName is the part of metadata that names an object in messages.
 type objectName struct {
@@ -139,7 +145,7 @@ func jsonType(js []byte) string {
 }
 
 // supported lists the accepted kinds for error messages.
-const supported = "v1 Node, Pod, ConfigMap or List; apps/v1 Deployment, ReplicaSet, StatefulSet or DaemonSet; scheduling.k8s.io/v1 PriorityClass; " + APIVersion + " NodeGroup"
+const supported = "v1 Node, Pod, ConfigMap, PersistentVolume, PersistentVolumeClaim or List; storage.k8s.io/v1 StorageClass; apps/v1 Deployment, ReplicaSet, StatefulSet or DaemonSet; scheduling.k8s.io/v1 PriorityClass; " + APIVersion + " NodeGroup"
 
 // object decodes one object (or, when lists is set, a List of objects).
 func (l *loader) object(at origin, js []byte, lists bool) {
@@ -182,6 +188,9 @@ func (l *loader) object(at origin, js []byte, lists bool) {
 		l.configMap(at, js)
 	case tm.APIVersion == "apps/v1" && (tm.Kind == "Deployment" || tm.Kind == "ReplicaSet" || tm.Kind == "StatefulSet"):
 		l.workload(at, tm.Kind, js)
+	case tm.APIVersion == "v1" && (tm.Kind == "PersistentVolume" || tm.Kind == "PersistentVolumeClaim"),
+		tm.APIVersion == "storage.k8s.io/v1" && tm.Kind == "StorageClass":
+		l.storageObject(at, tm.Kind, js)
 	case tm.APIVersion == "apps/v1" && tm.Kind == "DaemonSet":
 		l.daemonSet(at, js)
 	case tm.APIVersion == "scheduling.k8s.io/v1" && tm.Kind == "PriorityClass":
@@ -416,5 +425,6 @@ func (l *loader) finish() sim.Scenario {
 		}
 		s.Pods = append(s.Pods, pe.pod)
 	}
+	s.PersistentVolumes, s.PersistentVolumeClaims, s.StorageClasses = l.volumes, l.finishClaims(), l.classes
 	return s
 }

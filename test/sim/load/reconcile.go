@@ -175,6 +175,7 @@ func (l *loader) expand(e *expansion) []podEntry {
 			p.Labels[podIndexLabel] = strconv.Itoa(i)
 			p.Spec.Hostname = p.Name
 			p.Spec.Subdomain = e.sts.Spec.ServiceName
+			l.addClaims(e.at, statefulSetClaims(e.sts, i, p))
 			add(p)
 		}
 	default:
