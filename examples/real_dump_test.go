@@ -118,7 +118,9 @@ func TestRealDump(t *testing.T) {
 				agents[n] = []string{"node-agent"}
 			}
 			assert.Equal(t, agents, daemonPods(res))
-			i := slices.IndexFunc(res.PersistentVolumes, func(pv *apiv1.PersistentVolume) bool { return pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.Name == "data-db-2" })
+			i := slices.IndexFunc(res.PersistentVolumes, func(pv *apiv1.PersistentVolume) bool {
+				return pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.Name == "data-db-2"
+			})
 			require.GreaterOrEqual(t, i, 0)
 			assert.Equal(t, "eu-west-1c", res.PersistentVolumes[i].Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Values[0])
 		})
