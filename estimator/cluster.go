@@ -39,16 +39,23 @@ type snapshotCluster struct {
 	// views are the one-node snapshots node-local pods are checked on (nil:
 	// every check runs on snap).
 	views *nodeViews
-	// antiAffinity is set while some pod in the cluster has required pod
-	// anti-affinity, initialAntiAffinity when one had before planning.
-	antiAffinity, initialAntiAffinity bool
+	// anti are the required pod anti-affinity terms of the pods in the
+	// cluster, initialAnti those before planning.
+	anti, initialAnti antiTerms
+	// pre checks the pods that are not checked on views on snap, sharing
+	// PreFilter outcomes (nil without CA's framework handle).
+	pre *preFilters
 }
 
 // newSnapshotCluster returns the Cluster over snap; fw, CA's framework
 // handle, enables checks on node views (nil: every check runs on snap).
 func newSnapshotCluster(snap clustersnapshot.ClusterSnapshot, templates map[string]*framework.NodeInfo, fw *framework.Handle) *snapshotCluster {
-	anti := snapshotAntiAffinity(snap)
-	return &snapshotCluster{snap: snap, templates: templates, views: newNodeViews(fw), antiAffinity: anti, initialAntiAffinity: anti}
+	anti := snapshotAntiTerms(snap)
+	c := &snapshotCluster{snap: snap, templates: templates, views: newNodeViews(fw), anti: anti.clone(), initialAnti: anti}
+	if fw != nil {
+		c.pre = &preFilters{fw: fw}
+	}
+	return c
 }
 
 // placeholderSpread is the topology spread constraint list of a filtered
@@ -117,6 +124,9 @@ func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Nod
 	if err := c.flushFor(pod, node.Name); err != nil {
 		return err
 	}
+	if c.sharesPreFilter(pod) && len(ni.Pods()) == 0 {
+		return asError(c.pre.check(c.snap, c.filtered(pod), ni))
+	}
 	c.snap.Fork()
 	defer c.snap.Revert()
 	if err := c.snap.AddNodeInfo(ni); err != nil {
@@ -136,7 +146,19 @@ func (c *snapshotCluster) Check(pod *apiv1.Pod, nodeName string) error {
 	if err := c.flushFor(pod, nodeName); err != nil {
 		return err
 	}
+	if c.sharesPreFilter(pod) {
+		ni, err := c.snap.GetNodeInfo(nodeName)
+		if err != nil {
+			return err
+		}
+		return asError(c.pre.check(c.snap, c.filtered(pod), ni))
+	}
 	return asError(c.snap.CheckPredicates(c.filtered(pod), nodeName))
+}
+
+// sharesPreFilter reports whether a check of pod on snap goes through pre.
+func (c *snapshotCluster) sharesPreFilter(pod *apiv1.Pod) bool {
+	return c.pre != nil && sharedPreFilter(pod)
 }
 
 func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
@@ -144,7 +166,8 @@ func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
 	if err != nil {
 		return err
 	}
-	c.antiAffinity = c.antiAffinity || hasAntiAffinity(ni)
+	c.anti.addNodeInfo(ni)
+	c.pre.changed()
 	return c.snap.AddNodeInfo(ni)
 }
 
@@ -152,11 +175,12 @@ func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
 // read it, else when a check reads the node (see deferredPods).
 func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 	c.views.addPod(pod, nodeName)
-	if !nodeLocal(pod) {
-		c.antiAffinity = c.antiAffinity || topology.HasRequiredPodAntiAffinity(pod)
+	c.anti.addPod(pod)
+	if !c.local(pod) {
 		if err := c.flushAll(); err != nil {
 			return err
 		}
+		c.pre.changed()
 		return c.snap.ForceAddPod(pod, nodeName)
 	}
 	c.deferred.add(pod, nodeName)
@@ -168,7 +192,8 @@ func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 func (c *snapshotCluster) Reset() error {
 	c.deferred.clear()
 	c.views.clear()
-	c.antiAffinity = c.initialAntiAffinity
+	c.anti = c.initialAnti.clone()
+	c.pre.changed()
 	c.snap.Revert()
 	c.snap.Fork()
 	return nil
@@ -186,33 +211,51 @@ func asError(err clustersnapshot.SchedulingError) error {
 // most limit: pods are added to an empty template node of g while the
 // scheduler filters (all but the spread, as for every check) pass, then the
 // count is capped by the pod's hostCap. It is the "node count and pods" of
-// an option, not a placement: the plan itself checks every pod.
+// an option, not a placement: the plan itself checks every pod. A pod that
+// checksLocally is probed on a snapshot holding the new node alone, which
+// decides the same (see nodeViews), others on a fork of CA's snapshot.
 func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap int) int {
 	node := topology.NodeFromTemplate(g.Template, "topology-spread-probe-"+g.Name)
 	ni, err := c.nodeInfo(g.Name, node)
 	if err != nil {
 		return 0
 	}
-	if err := c.flushFor(pod, node.Name); err != nil {
-		return 0
-	}
 	if hostCap >= 0 {
 		limit = min(limit, hostCap)
 	}
-	c.snap.Fork()
-	defer c.snap.Revert()
-	if err := c.snap.AddNodeInfo(ni); err != nil {
+	base := c.filtered(pod)
+	var snap clustersnapshot.ClusterSnapshot
+	if c.checksLocally(pod) {
+		snap = c.views.scratch()
+	} else {
+		if err := c.flushFor(pod, node.Name); err != nil {
+			return 0
+		}
+		if c.sharesPreFilter(pod) && len(ni.Pods()) == 0 && limit > 0 {
+			// The first pod on the empty node, with the PreFilter outcome
+			// shared between the groups' probes.
+			if c.pre.check(c.snap, base, ni) != nil {
+				return 0
+			}
+			if limit == 1 {
+				return 1
+			}
+		}
+		snap = c.snap
+		snap.Fork()
+		defer snap.Revert()
+	}
+	if err := snap.AddNodeInfo(ni); err != nil {
 		return 0
 	}
-	base := c.filtered(pod)
 	for n := 0; n < limit; n++ {
 		cp := *base
 		cp.Name = fmt.Sprintf("%s-probe-%d", pod.Name, n)
 		cp.UID = uuid.NewUUID()
-		if c.snap.CheckPredicates(&cp, node.Name) != nil {
+		if snap.CheckPredicates(&cp, node.Name) != nil {
 			return n
 		}
-		if err := c.snap.ForceAddPod(&cp, node.Name); err != nil {
+		if err := snap.ForceAddPod(&cp, node.Name); err != nil {
 			return n
 		}
 	}

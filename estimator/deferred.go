@@ -31,10 +31,15 @@ type deferredPods struct {
 
 // nodeLocal reports whether the scheduler's filters for pod read only the
 // node they check, and whether pod, once bound, is read only by checks of
-// its node: no required pod affinity or anti-affinity, no persistent
-// volume claim, no resource claim.
-func nodeLocal(pod *apiv1.Pod) bool {
-	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) || len(pod.Spec.ResourceClaims) > 0 {
+// its node: no required pod affinity, required pod anti-affinity only over
+// the hostname key and only while hostsUnique (no two nodes share a
+// hostname: such a term then reads and is read on its own node alone, see
+// antiTerms), no persistent volume claim, no resource claim.
+func nodeLocal(pod *apiv1.Pod, hostsUnique bool) bool {
+	if topology.HasRequiredPodAffinity(pod) || len(pod.Spec.ResourceClaims) > 0 {
+		return false
+	}
+	if topology.HasRequiredPodAntiAffinity(pod) && !(hostsUnique && antiAffinityOnHostsOnly(pod)) {
 		return false
 	}
 	for i := range pod.Spec.Volumes {
@@ -44,6 +49,22 @@ func nodeLocal(pod *apiv1.Pod) bool {
 		}
 	}
 	return true
+}
+
+// antiAffinityOnHostsOnly reports whether every required pod anti-affinity
+// term of pod is over the hostname key.
+func antiAffinityOnHostsOnly(pod *apiv1.Pod) bool {
+	for _, t := range pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if t.TopologyKey != apiv1.LabelHostname {
+			return false
+		}
+	}
+	return true
+}
+
+// local is nodeLocal for the cluster's hostnames.
+func (c *snapshotCluster) local(pod *apiv1.Pod) bool {
+	return nodeLocal(pod, c.anti.hostsUnique)
 }
 
 func (d *deferredPods) add(pod *apiv1.Pod, node string) {
@@ -72,7 +93,11 @@ func (d *deferredPods) clear() {
 
 // flushNode adds the pods deferred on node to the snapshot.
 func (c *snapshotCluster) flushNode(node string) error {
-	for _, pod := range c.deferred.take(node) {
+	pods := c.deferred.take(node)
+	if len(pods) > 0 {
+		c.pre.changed()
+	}
+	for _, pod := range pods {
 		if err := c.snap.ForceAddPod(pod, node); err != nil {
 			return err
 		}
@@ -96,7 +121,7 @@ func (c *snapshotCluster) flushAll() error {
 // flushFor adds the deferred pods a check of pod on node reads: those of
 // node for a node-local pod, every one otherwise.
 func (c *snapshotCluster) flushFor(pod *apiv1.Pod, node string) error {
-	if nodeLocal(pod) {
+	if c.local(pod) {
 		return c.flushNode(node)
 	}
 	return c.flushAll()

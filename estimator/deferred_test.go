@@ -92,9 +92,16 @@ func TestNodeLocal(t *testing.T) {
 				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{term},
 			}}
 		}, false},
-		{"required pod anti-affinity", func(s *apiv1.PodSpec) {
+		{"required pod anti-affinity over the hostname", func(s *apiv1.PodSpec) {
 			s.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{term},
+			}}
+		}, true},
+		{"required pod anti-affinity over the hostname and the zone", func(s *apiv1.PodSpec) {
+			zone := term
+			zone.TopologyKey = apiv1.LabelTopologyZone
+			s.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{term, zone},
 			}}
 		}, false},
 		{"emptyDir and configMap volumes", func(s *apiv1.PodSpec) {
@@ -119,9 +126,17 @@ func TestNodeLocal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := BuildTestPod("p", 100, 1<<20)
 			tc.modify(&pod.Spec)
-			assert.Equal(t, tc.want, nodeLocal(pod))
+			assert.Equal(t, tc.want, nodeLocal(pod, true))
 		})
 	}
+	t.Run("hostname anti-affinity while two nodes share a hostname", func(t *testing.T) {
+		pod := BuildTestPod("p", 100, 1<<20)
+		pod.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{term},
+		}}
+		assert.False(t, nodeLocal(pod, false))
+		assert.True(t, nodeLocal(BuildTestPod("plain", 100, 1<<20), false))
+	})
 }
 
 func TestDeferredPodIsFlushedByACheckOfItsNode(t *testing.T) {
@@ -198,7 +213,7 @@ func TestAntiAffinePodIsBoundAtOnce(t *testing.T) {
 			// The incoming pod is node-local: its check flushes only its own
 			// node, so only a pod already in the snapshot can repel it.
 			incoming := labelled("x-pod", 100, "x")
-			require.True(t, nodeLocal(incoming))
+			require.True(t, nodeLocal(incoming, true))
 			err := c.Check(incoming, tc.repelled)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "InterPodAffinity")

@@ -42,9 +42,9 @@ type ranking struct {
 	perNode  map[perNodeKey]int
 
 	// byShape is set while choose may share probes and orders between
-	// classes of the same podShape (LoopInputs.ChooserByShape, and no pod
-	// with required anti-affinity in the cluster): with many Deployments of
-	// one pod template, each domain's groups are then ordered once.
+	// classes of the same podShape (LoopInputs.ChooserByShape; shapeOf
+	// decides which pods have one): with many Deployments of one pod
+	// template, each domain's groups are then ordered once.
 	byShape       bool
 	chooserShapes bool
 	shapeOrders   map[shapeOrderKey][]string
@@ -168,7 +168,7 @@ func (r *ranking) choose(first *topology.Plan) bool {
 		sh.pods[d] = append(sh.pods[d], pl.Pod)
 	}
 	chose := false
-	r.byShape = r.chooserShapes && len(classes) > 1 && r.cluster.noAntiAffinity()
+	r.byShape = r.chooserShapes && len(classes) > 1
 	for _, class := range classes {
 		sh := shares[class]
 		shape, shaped := r.classShape(class, sh.exemplar)

@@ -9,16 +9,20 @@ import (
 
 // podShape identifies pods that CA's scheduler filters treat alike on a
 // new node: same namespace and same spec once the spread is decided (the
-// spec of WithoutSpreadFilter, which is what the filters check). Labels and
-// names do not matter to the filters as long as no pod in the cluster has
-// required pod anti-affinity (the only filter that reads an incoming pod's
-// labels, through the existing pods' terms) and the pod has no required
-// pod affinity (whose first-pod-of-a-group rule reads the pod's own
-// labels); only then does a pod have a shape. The spread's own effect on a
-// new node, the hostname cap (hostCap), is part of the shape.
+// spec of WithoutSpreadFilter, which is what the filters check). On a new
+// node, labels and names do not matter to the filters as long as no
+// required pod anti-affinity term of another node's pod reaches the pod
+// (the only filter that reads an incoming pod's labels, through the
+// existing pods' terms; see antiTerms) and the pod has no required pod
+// affinity (whose first-pod-of-a-group rule reads the pod's own labels);
+// only then does a pod have a shape. The spread's own effect on a new
+// node, the hostname cap (hostCap), is part of the shape, and so are the
+// labels of a pod with required pod anti-affinity of its own, which its
+// copies on the new node read.
 type podShape struct {
 	namespace string
 	spec      string
+	labels    string
 	hostCap   int
 }
 
@@ -27,14 +31,18 @@ func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 	if !r.byShape {
 		return podShape{}, false
 	}
-	if topology.HasRequiredPodAffinity(pod) {
+	if topology.HasRequiredPodAffinity(pod) || r.cluster.anti.reaches(pod) {
 		return podShape{}, false
 	}
 	spec, ok := filteredSpec(pod)
 	if !ok {
 		return podShape{}, false
 	}
-	return podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults)}, true
+	shape := podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults)}
+	if topology.HasRequiredPodAntiAffinity(pod) {
+		shape.labels = labels.Set(pod.Labels).String()
+	}
+	return shape, true
 }
 
 // filteredSpec is the encoding of WithoutSpreadFilter(pod)'s spec.
@@ -62,11 +70,4 @@ func hostCap(pod *apiv1.Pod, defaults *topology.Defaults) int {
 		}
 	}
 	return limit
-}
-
-// noAntiAffinity reports whether no pod in the cluster (the real and
-// upcoming pods, the planned nodes' template pods and the pods the plan
-// placed so far) has required pod anti-affinity.
-func (c *snapshotCluster) noAntiAffinity() bool {
-	return !c.antiAffinity
 }

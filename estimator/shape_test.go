@@ -188,24 +188,39 @@ func TestChooserByShapeSharesOrdersBetweenDeployments(t *testing.T) {
 	}
 }
 
-func TestChooserByShapeIsOffWithRequiredAntiAffinityInTheCluster(t *testing.T) {
-	setup := func(in *LoopInputs) {
+// guardedCluster adds to fourDeployments an existing node in zone a and
+// rack r1 (no template has a rack) whose pod has one required
+// anti-affinity term over key, selecting apps.
+func guardedCluster(t *testing.T, key string, apps ...string) func(*LoopInputs) {
+	return func(in *LoopInputs) {
 		fourDeployments(nil)(in)
 		node := BuildTestNode("existing", 8000, 8<<30)
 		node.Labels[apiv1.LabelTopologyZone] = "a"
 		node.Labels[apiv1.LabelHostname] = node.Name
+		node.Labels[rackLabel] = "r1"
 		SetNodeReadyState(node, true, node.CreationTimestamp.Time)
 		guard := BuildTestPod("guard", 100, 1<<20)
 		guard.Labels = map[string]string{"app": "guard"}
 		guard.Spec.NodeName = node.Name
 		guard.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
-				TopologyKey:   apiv1.LabelHostname,
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "guard"}},
+				TopologyKey: key,
+				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: apps},
+				}},
 			}},
 		}}
 		require.NoError(t, in.Snapshot.AddNodeInfo(framework.NewNodeInfo(node, nil, framework.NewPodInfo(guard, nil))))
 	}
+}
+
+const rackLabel = "example.com/rack"
+
+// TestChooserByShapeIsOffWhereAnAntiAffinityTermReachesThePods: a rack
+// term keeps the pods off the existing node only, but it is wider than a
+// hostname, so the pods' labels matter and nothing is shared.
+func TestChooserByShapeIsOffWhereAnAntiAffinityTermReachesThePods(t *testing.T) {
+	setup := guardedCluster(t, rackLabel, "app0", "app1", "app2", "app3")
 	unshared := runShaped(t, false, setup)
 	shared := runShaped(t, true, setup)
 
@@ -216,9 +231,34 @@ func TestChooserByShapeIsOffWithRequiredAntiAffinityInTheCluster(t *testing.T) {
 	assert.Len(t, shared.chooser.orders(2), 4, "every Deployment gets its own orders")
 }
 
+func TestChooserByShapeStaysOnWhereNoAntiAffinityTermReachesThePods(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*LoopInputs)
+		// zones is the number of zones that get new nodes: the existing
+		// node in zone a takes pods unless the term repels them.
+		zones int
+	}{
+		{"a zone term selecting other pods", guardedCluster(t, apiv1.LabelTopologyZone, "guard"), 2},
+		{"a hostname term selecting these pods", guardedCluster(t, apiv1.LabelHostname, "app0", "app1", "app2", "app3"), 3},
+	} {
+		setup := tc.setup
+		t.Run(tc.name, func(t *testing.T) {
+			unshared := runShaped(t, false, setup)
+			shared := runShaped(t, true, setup)
+
+			assert.Equal(t, unshared.newNodes, shared.newNodes)
+			assert.Equal(t, unshared.placement, shared.placement)
+			assert.Less(t, len(shared.chooser.calls), len(unshared.chooser.calls))
+			assert.Equal(t, map[string]int{"app0": tc.zones}, shared.chooser.orders(2), "one order per zone, shared")
+		})
+	}
+}
+
 func TestShapeOf(t *testing.T) {
 	base := deployment("app0", 1, 500)[0]
-	baseShape, ok := (&ranking{byShape: true}).shapeOf(base)
+	cluster := &snapshotCluster{anti: antiTerms{hostsUnique: true}}
+	baseShape, ok := (&ranking{byShape: true, cluster: cluster}).shapeOf(base)
 	require.True(t, ok)
 	require.Equal(t, 1, baseShape.hostCap)
 
@@ -256,10 +296,20 @@ func TestShapeOf(t *testing.T) {
 			}}
 			return p
 		}(), false, false},
+		{"required hostname anti-affinity: the labels are part of the shape", true, func() *apiv1.Pod {
+			p := deployment("app0", 1, 500)[0]
+			p.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
+					TopologyKey:   apiv1.LabelHostname,
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app0"}},
+				}},
+			}}
+			return p
+		}(), true, false},
 		{"sharing off", false, deployment("app1", 1, 500)[0], false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			shape, ok := (&ranking{byShape: tc.byShape}).shapeOf(tc.pod)
+			shape, ok := (&ranking{byShape: tc.byShape, cluster: cluster}).shapeOf(tc.pod)
 			assert.Equal(t, tc.shaped, ok)
 			if ok {
 				assert.Equal(t, tc.same, shape == baseShape)

@@ -6,8 +6,6 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/predicate"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/store"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
-
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // nodeViews are one-node ClusterSnapshots, one per node the planner checks
@@ -16,9 +14,10 @@ import (
 // CA's own snapshot uses).
 //
 // A check of a node-local pod (see deferredPods) reads only the node it
-// runs on, unless some pod in the cluster has required pod anti-affinity:
-// InterPodAffinity then checks the incoming pod against those pods' terms
-// on every node. Without such a pod, running the filters on a snapshot
+// runs on, unless a required pod anti-affinity term of some pod in the
+// cluster matches the incoming pod: InterPodAffinity then checks the pod
+// against that term on every node. Without such a term, running the
+// filters on a snapshot
 // that holds the node alone decides exactly what running them on CA's
 // snapshot decides. It also costs a constant instead of the number of
 // nodes: on CA's delta snapshot, each pod added drops the node lists, and
@@ -67,7 +66,7 @@ func newNodeViews(fw *framework.Handle) *nodeViews {
 // keep creates and keeps the view of node: a one-node snapshot holding a
 // copy of ni (its node and pods) and bound, pods bound to it since.
 func (v *nodeViews) keep(node string, ni *framework.NodeInfo, bound []*apiv1.Pod) (clustersnapshot.ClusterSnapshot, error) {
-	s := predicate.NewPredicateSnapshot(store.NewDeltaSnapshotStore(1), v.fw, false)
+	s := v.scratch()
 	if err := s.AddNodeInfo(ni); err != nil {
 		return nil, err
 	}
@@ -78,6 +77,12 @@ func (v *nodeViews) keep(node string, ni *framework.NodeInfo, bound []*apiv1.Pod
 	}
 	v.byNode[node] = &nodeView{snap: s}
 	return s, nil
+}
+
+// scratch returns an empty snapshot checked like the views, kept by no
+// node.
+func (v *nodeViews) scratch() clustersnapshot.ClusterSnapshot {
+	return predicate.NewPredicateSnapshot(store.NewDeltaSnapshotStore(1), v.fw, false)
 }
 
 // clear forgets every view (CA's snapshot was reverted).
@@ -99,10 +104,10 @@ func (v *nodeViews) addPod(pod *apiv1.Pod, node string) {
 }
 
 // checksLocally reports whether checks of pod run on node views: there
-// are views, pod is node-local and no pod in the cluster has required pod
-// anti-affinity.
+// are views, pod is node-local and no required pod anti-affinity term in
+// the cluster reaches it from another node (see antiTerms).
 func (c *snapshotCluster) checksLocally(pod *apiv1.Pod) bool {
-	return c.views != nil && !c.antiAffinity && nodeLocal(pod)
+	return c.views != nil && c.local(pod) && !c.anti.reaches(pod)
 }
 
 // view returns the view of an existing or planned node, created from CA's
@@ -130,22 +135,4 @@ func (c *snapshotCluster) newNodeView(group string, node *apiv1.Node) (clustersn
 		return nil, err
 	}
 	return c.views.keep(node.Name, ni, nil)
-}
-
-// hasAntiAffinity reports whether some pod of ni has required pod
-// anti-affinity.
-func hasAntiAffinity(ni *framework.NodeInfo) bool {
-	for _, pi := range ni.Pods() {
-		if topology.HasRequiredPodAntiAffinity(pi.Pod) {
-			return true
-		}
-	}
-	return false
-}
-
-// snapshotAntiAffinity reports whether some pod in snap has required pod
-// anti-affinity (true when snap cannot tell).
-func snapshotAntiAffinity(snap clustersnapshot.ClusterSnapshot) bool {
-	withAnti, err := snap.NodeInfos().HavePodsWithRequiredAntiAffinityList()
-	return err != nil || len(withAnti) > 0
 }

@@ -54,7 +54,7 @@ func viewsCluster(t *testing.T, fw *framework.Handle) *snapshotCluster {
 	return newSnapshotCluster(snap, templates, fw)
 }
 
-// viewsPods are node-local pods the filters treat differently: sizes, a
+// viewsPods are pods the filters treat differently: sizes, a
 // host port, a toleration, a node selector and a hostname affinity.
 func viewsPods() []*apiv1.Pod {
 	small, big := BuildTestPod("small", 300, 1<<28), BuildTestPod("big", 1500, 1<<28)
@@ -65,7 +65,12 @@ func viewsPods() []*apiv1.Pod {
 	inB.Spec.NodeSelector = map[string]string{apiv1.LabelTopologyZone: "b"}
 	onN3 := BuildTestPod("on-n3", 300, 1<<28)
 	onN3.Spec.NodeSelector = map[string]string{apiv1.LabelHostname: "n3"}
-	return []*apiv1.Pod{small, big, port, tolerant, inB, onN3}
+	// Pods labelled app=x: plain, repelling each other per hostname (checked
+	// on views), and per zone (checked on CA's snapshot, and so are the
+	// plain ones once such a pod is bound).
+	x := labelled("x", 300, "x")
+	hostAnti, zoneAnti := antiAffine("host-anti", apiv1.LabelHostname), antiAffine("zone-anti", apiv1.LabelTopologyZone)
+	return []*apiv1.Pod{small, big, port, tolerant, inB, onN3, x, hostAnti, zoneAnti}
 }
 
 // TestNodeViewsDecideAsCASnapshot drives two clusters with the same
@@ -139,19 +144,26 @@ func requireSameVerdict(t *testing.T, viewed, snapshot error, format string, arg
 	assert.Equal(t, snapshot.Error(), viewed.Error(), what)
 }
 
-// TestNodeViewsStepAsideForRequiredAntiAffinity: a pod with required pod
-// anti-affinity anywhere in the cluster makes InterPodAffinity read every
-// node, so checks run on CA's snapshot; a pod with inter-pod terms of its
-// own is never checked on a view.
-func TestNodeViewsStepAsideForRequiredAntiAffinity(t *testing.T) {
+// TestNodeViewsStepAsideWhereAnAntiAffinityTermReaches: a required pod
+// anti-affinity term that matches a pod over a key wider than the hostname
+// makes InterPodAffinity read other nodes for it, so its checks run on
+// CA's snapshot; pods the term does not match, and pods matched only by
+// hostname terms (which read their own node), stay on views, and so do
+// pods whose own anti-affinity is over the hostname alone.
+func TestNodeViewsStepAsideWhereAnAntiAffinityTermReaches(t *testing.T) {
 	fw := framework.NewTestFrameworkHandleOrDie(t)
 	c := viewsCluster(t, fw)
-	plain := BuildTestPod("plain", 100, 1<<20)
+	plain, x := BuildTestPod("plain", 100, 1<<20), labelled("x", 100, "x")
 	assert.True(t, c.checksLocally(plain))
-	assert.False(t, c.checksLocally(antiAffine("anti", apiv1.LabelHostname)), "a pod with inter-pod terms")
+	assert.True(t, c.checksLocally(antiAffine("host-anti", apiv1.LabelHostname)), "hostname anti-affinity of its own")
+	assert.False(t, c.checksLocally(antiAffine("zone-anti", apiv1.LabelTopologyZone)), "zone anti-affinity of its own")
 
-	require.NoError(t, c.AddPod(antiAffine("anti", apiv1.LabelTopologyZone), "n1"))
-	assert.False(t, c.checksLocally(plain), "an anti-affine pod was bound")
+	require.NoError(t, c.AddPod(antiAffine("host-anti", apiv1.LabelHostname), "n3"))
+	assert.True(t, c.checksLocally(x), "a hostname term matches x: it reads n3 alone")
+
+	require.NoError(t, c.AddPod(antiAffine("zone-anti", apiv1.LabelTopologyZone), "n1"))
+	assert.True(t, c.checksLocally(plain), "the zone term does not match plain")
+	assert.False(t, c.checksLocally(x), "the zone term matches x")
 	incoming := labelled("x-pod", 100, "x")
 	incoming.Spec.Tolerations = []apiv1.Toleration{{Key: "dedicated", Operator: apiv1.TolerationOpExists}}
 	err := c.Check(incoming, "n2")
@@ -159,11 +171,22 @@ func TestNodeViewsStepAsideForRequiredAntiAffinity(t *testing.T) {
 	assert.Contains(t, err.Error(), "InterPodAffinity")
 
 	require.NoError(t, c.Reset())
-	assert.True(t, c.checksLocally(plain), "Reset drops the bound pod")
+	assert.True(t, c.checksLocally(x), "Reset drops the bound pods")
 
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
-	anti := antiAffine("existing-anti", apiv1.LabelHostname)
+	anti := antiAffine("existing-anti", apiv1.LabelTopologyZone)
 	anti.Spec.NodeName = "n1"
 	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(viewsNode("n1", "a"), nil, framework.NewPodInfo(anti, nil))))
-	assert.False(t, newSnapshotCluster(snap, nil, fw).checksLocally(plain), "an existing anti-affine pod")
+	assert.False(t, newSnapshotCluster(snap, nil, fw).checksLocally(x), "an existing zone anti-affine pod")
+	assert.True(t, newSnapshotCluster(snap, nil, fw).checksLocally(plain))
+
+	twins := testsnapshot.NewTestSnapshotOrDie(t)
+	a, b := viewsNode("a", "a"), viewsNode("b", "b")
+	b.Labels[apiv1.LabelHostname] = "a"
+	require.NoError(t, twins.AddNodeInfo(framework.NewNodeInfo(a, nil)))
+	require.NoError(t, twins.AddNodeInfo(framework.NewNodeInfo(b, nil)))
+	tc := newSnapshotCluster(twins, nil, fw)
+	assert.False(t, tc.checksLocally(antiAffine("host-anti", apiv1.LabelHostname)), "two nodes share a hostname")
+	require.NoError(t, tc.AddPod(antiAffine("host-anti", apiv1.LabelHostname), "a"))
+	assert.False(t, tc.checksLocally(x), "the hostname term reaches node b too")
 }
