@@ -98,12 +98,23 @@ func (a *antiTerms) addNodeInfo(ni *framework.NodeInfo) {
 // its own pod's: a term that matches pod, over another key than the
 // hostname or while hostnames are not unique.
 func (a *antiTerms) reaches(pod *apiv1.Pod) bool {
+	return a.match(pod, a.hostsUnique)
+}
+
+// touches reports whether some term, whatever its key, may match pod.
+func (a *antiTerms) touches(pod *apiv1.Pod) bool {
+	return a.match(pod, false)
+}
+
+// match reports whether some term may match pod, hostname terms skipped
+// if skipHostname.
+func (a *antiTerms) match(pod *apiv1.Pod, skipHostname bool) bool {
 	if a.all {
 		return true
 	}
 	set := labels.Set(pod.Labels)
 	for _, t := range a.terms {
-		if t.hostname && a.hostsUnique {
+		if t.hostname && skipHostname {
 			continue
 		}
 		if t.namespaces != nil && !slices.Contains(t.namespaces, pod.Namespace) {

@@ -43,8 +43,10 @@ type snapshotCluster struct {
 	// cluster, initialAnti those before planning.
 	anti, initialAnti antiTerms
 	// pre checks the pods that are not checked on views on snap, sharing
-	// PreFilter outcomes (nil without CA's framework handle).
-	pre *preFilters
+	// PreFilter outcomes; alone checks the pods whose PreFilter outcome is
+	// the same on every node (see alone). Both nil without CA's framework
+	// handle.
+	pre, alone *preFilters
 }
 
 // newSnapshotCluster returns the Cluster over snap; fw, CA's framework
@@ -53,7 +55,7 @@ func newSnapshotCluster(snap clustersnapshot.ClusterSnapshot, templates map[stri
 	anti := snapshotAntiTerms(snap)
 	c := &snapshotCluster{snap: snap, templates: templates, views: newNodeViews(fw), anti: anti.clone(), initialAnti: anti}
 	if fw != nil {
-		c.pre = &preFilters{fw: fw}
+		c.pre, c.alone = &preFilters{fw: fw}, &preFilters{fw: fw}
 	}
 	return c
 }
@@ -115,7 +117,7 @@ func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Nod
 		if err != nil {
 			return err
 		}
-		return asError(v.CheckPredicates(c.filtered(pod), node.Name))
+		return c.checkView(v, pod, node.Name)
 	}
 	ni, err := c.nodeInfo(group, node)
 	if err != nil {
@@ -141,19 +143,49 @@ func (c *snapshotCluster) Check(pod *apiv1.Pod, nodeName string) error {
 		if err != nil {
 			return err
 		}
-		return asError(v.CheckPredicates(c.filtered(pod), nodeName))
-	}
-	if err := c.flushFor(pod, nodeName); err != nil {
-		return err
+		return c.checkView(v, pod, nodeName)
 	}
 	if c.sharesPreFilter(pod) {
+		// The shared PreFilter reads every node: all deferred pods in
+		// first, so that the checks of pod on the next nodes change
+		// nothing and share it.
+		if err := c.flushAll(); err != nil {
+			return err
+		}
 		ni, err := c.snap.GetNodeInfo(nodeName)
 		if err != nil {
 			return err
 		}
 		return asError(c.pre.check(c.snap, c.filtered(pod), ni))
 	}
+	if err := c.flushFor(pod, nodeName); err != nil {
+		return err
+	}
 	return asError(c.snap.CheckPredicates(c.filtered(pod), nodeName))
+}
+
+// checkView checks pod on the view v of the named node.
+func (c *snapshotCluster) checkView(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, nodeName string) error {
+	if !c.isAlone(pod) {
+		return asError(v.CheckPredicates(c.filtered(pod), nodeName))
+	}
+	ni, err := v.GetNodeInfo(nodeName)
+	if err != nil {
+		return err
+	}
+	return asError(c.alone.check(v, c.filtered(pod), ni))
+}
+
+// isAlone reports whether pod is checked through alone: a node-local pod
+// with no required pod affinity or anti-affinity of its own that no
+// required anti-affinity term in the cluster matches. InterPodAffinity's
+// PreFilter then counts nothing for it on any node, and its other
+// PreFilters read the pod alone (it has no volume or resource claim), so
+// the outcome of one PreFilter serves its checks on every node and view,
+// whatever changes between them.
+func (c *snapshotCluster) isAlone(pod *apiv1.Pod) bool {
+	return c.alone != nil && !topology.HasRequiredPodAffinity(pod) && !topology.HasRequiredPodAntiAffinity(pod) &&
+		c.local(pod) && !c.anti.touches(pod)
 }
 
 // sharesPreFilter reports whether a check of pod on snap goes through pre.
@@ -248,11 +280,18 @@ func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit, 
 	if err := snap.AddNodeInfo(ni); err != nil {
 		return 0
 	}
+	alone := c.checksLocally(pod) && c.isAlone(pod)
 	for n := 0; n < limit; n++ {
 		cp := *base
 		cp.Name = fmt.Sprintf("%s-probe-%d", pod.Name, n)
 		cp.UID = uuid.NewUUID()
-		if snap.CheckPredicates(&cp, node.Name) != nil {
+		if alone {
+			// The filters read neither name nor UID: base stands for
+			// its copy, with base's PreFilter outcome.
+			if c.checkView(snap, pod, node.Name) != nil {
+				return n
+			}
+		} else if snap.CheckPredicates(&cp, node.Name) != nil {
 			return n
 		}
 		if err := snap.ForceAddPod(&cp, node.Name); err != nil {

@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -50,6 +51,10 @@ type ranking struct {
 	shapeOrders   map[shapeOrderKey][]string
 	shapeProbes   map[shapeProbeKey]int
 	shapes        map[topology.ClassKey]classShape
+
+	// ranks are the ranks computed so far, by rankKey: classes with the
+	// same domain keys and positions share one.
+	ranks map[string]map[string]int
 }
 
 type perNodeKey struct {
@@ -77,7 +82,7 @@ func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudpr
 	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
 		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]int{},
-		shapes: map[topology.ClassKey]classShape{}}
+		shapes: map[topology.ClassKey]classShape{}, ranks: map[string]map[string]int{}}
 }
 
 // domainKeys returns the sorted topology keys of pod's DoNotSchedule
@@ -105,14 +110,20 @@ func domainOf(labels map[string]string, keys []string) (string, bool) {
 }
 
 // rank implements topology.Request.Rank: position in the domain, then the
-// domain, then the group id, as one number (lower first).
+// domain, then the group id, as one number (lower first). The result is
+// shared between classes with the same domain keys and positions; the
+// planner only reads it.
 func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 	keys := r.domainKeys(pod)
+	pos := r.position[topology.ClassOf(pod)]
+	key := r.rankKey(keys, pos)
+	if out, ok := r.ranks[key]; ok {
+		return out
+	}
 	type entry struct {
 		id, domain string
 		pos        int
 	}
-	pos := r.position[topology.ClassOf(pod)]
 	entries := make([]entry, 0, len(r.groups))
 	for _, g := range r.groups {
 		d, ok := domainOf(g.Template.Labels, keys)
@@ -135,7 +146,24 @@ func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 	for i, e := range entries {
 		out[e.id] = i
 	}
+	r.ranks[key] = out
 	return out
+}
+
+// rankKey encodes what a rank depends on: the domain keys and each
+// group's position (0 where the class has none).
+func (r *ranking) rankKey(keys []string, pos map[string]int) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(keys, "\x00"))
+	b.WriteByte(1)
+	if len(pos) == 0 {
+		return b.String()
+	}
+	for _, g := range r.groups {
+		b.WriteString(strconv.Itoa(pos[g.Name]))
+		b.WriteByte(',')
+	}
+	return b.String()
 }
 
 // choose orders, with the Chooser, the groups of every domain in which the

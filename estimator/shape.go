@@ -9,16 +9,16 @@ import (
 
 // podShape identifies pods that CA's scheduler filters treat alike on a
 // new node: same namespace and same spec once the spread is decided (the
-// spec of WithoutSpreadFilter, which is what the filters check). On a new
-// node, labels and names do not matter to the filters as long as no
-// required pod anti-affinity term of another node's pod reaches the pod
-// (the only filter that reads an incoming pod's labels, through the
-// existing pods' terms; see antiTerms) and the pod has no required pod
-// affinity (whose first-pod-of-a-group rule reads the pod's own labels);
-// only then does a pod have a shape. The spread's own effect on a new
-// node, the hostname cap (hostCap), is part of the shape, and so are the
-// labels of a pod with required pod anti-affinity of its own, which its
-// copies on the new node read.
+// spec of WithoutSpreadFilter, which is what the filters check), and the
+// same labels where labels matter. On a new node, labels and names do not
+// matter to the filters as long as no required pod anti-affinity term of
+// another node's pod reaches the pod (the only filter that reads an
+// incoming pod's labels, through the existing pods' terms; see antiTerms)
+// and the pod has no required pod affinity (whose first-pod-of-a-group
+// rule reads the pod's own labels) or anti-affinity (whose terms its
+// copies on the new node read); otherwise the labels are part of the
+// shape. The spread's own effect on a new node, the hostname cap
+// (hostCap), is part of the shape.
 type podShape struct {
 	namespace string
 	spec      string
@@ -26,12 +26,9 @@ type podShape struct {
 	hostCap   int
 }
 
-// shapeOf returns pod's shape and whether it has one.
+// shapeOf returns pod's shape and whether it has one (while byShape).
 func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 	if !r.byShape {
-		return podShape{}, false
-	}
-	if topology.HasRequiredPodAffinity(pod) || r.cluster.anti.reaches(pod) {
 		return podShape{}, false
 	}
 	spec, ok := filteredSpec(pod)
@@ -39,7 +36,7 @@ func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 		return podShape{}, false
 	}
 	shape := podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults)}
-	if topology.HasRequiredPodAntiAffinity(pod) {
+	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) || r.cluster.anti.reaches(pod) {
 		shape.labels = labels.Set(pod.Labels).String()
 	}
 	return shape, true

@@ -286,7 +286,7 @@ func TestShapeOf(t *testing.T) {
 			p.Spec.TopologySpreadConstraints[1].MaxSkew = 2
 			return p
 		}(), true, false},
-		{"required pod affinity", true, func() *apiv1.Pod {
+		{"required pod affinity: the labels are part of the shape", true, func() *apiv1.Pod {
 			p := deployment("app1", 1, 500)[0]
 			p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
@@ -295,7 +295,17 @@ func TestShapeOf(t *testing.T) {
 				}},
 			}}
 			return p
-		}(), false, false},
+		}(), true, false},
+		{"required pod affinity, same labels as the base", true, func() *apiv1.Pod {
+			p := deployment("app0", 1, 500)[0]
+			p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
+					TopologyKey:   apiv1.LabelTopologyZone,
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app0"}},
+				}},
+			}}
+			return p
+		}(), true, false},
 		{"required hostname anti-affinity: the labels are part of the shape", true, func() *apiv1.Pod {
 			p := deployment("app0", 1, 500)[0]
 			p.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
@@ -316,6 +326,22 @@ func TestShapeOf(t *testing.T) {
 			}
 		})
 	}
+	affine := func(app string, i int) *apiv1.Pod {
+		p := deployment(app, i+1, 500)[i]
+		p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
+				TopologyKey:   apiv1.LabelTopologyZone,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			}},
+		}}
+		return p
+	}
+	r := &ranking{byShape: true, cluster: cluster}
+	a, _ := r.shapeOf(affine("app1", 0))
+	b, _ := r.shapeOf(affine("app1", 1))
+	c, _ := r.shapeOf(affine("app2", 0))
+	assert.Equal(t, a, b, "affine pods with the same labels and spec share a shape")
+	assert.NotEqual(t, a.spec, c.spec, "the selector is in the spec")
 }
 
 func TestHostCap(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/predicate"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/store"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // nodeViews are one-node ClusterSnapshots, one per node the planner checks
@@ -104,10 +106,15 @@ func (v *nodeViews) addPod(pod *apiv1.Pod, node string) {
 }
 
 // checksLocally reports whether checks of pod run on node views: there
-// are views, pod is node-local and no required pod anti-affinity term in
-// the cluster reaches it from another node (see antiTerms).
+// are views, pod is node-local, has no required pod anti-affinity of its
+// own, and no required pod anti-affinity term in the cluster reaches it
+// from another node (see antiTerms). A node-local pod with anti-affinity
+// terms of its own (over the hostname) is checked on CA's snapshot with a
+// shared PreFilter (see preFilters): its PreFilter on a view reads the
+// view's pods, so checking it on each of a thousand views runs a thousand
+// PreFilters, where the shared one runs once per pod and change.
 func (c *snapshotCluster) checksLocally(pod *apiv1.Pod) bool {
-	return c.views != nil && c.local(pod) && !c.anti.reaches(pod)
+	return c.views != nil && c.local(pod) && !topology.HasRequiredPodAntiAffinity(pod) && !c.anti.reaches(pod)
 }
 
 // view returns the view of an existing or planned node, created from CA's

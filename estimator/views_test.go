@@ -155,7 +155,7 @@ func TestNodeViewsStepAsideWhereAnAntiAffinityTermReaches(t *testing.T) {
 	c := viewsCluster(t, fw)
 	plain, x := BuildTestPod("plain", 100, 1<<20), labelled("x", 100, "x")
 	assert.True(t, c.checksLocally(plain))
-	assert.True(t, c.checksLocally(antiAffine("host-anti", apiv1.LabelHostname)), "hostname anti-affinity of its own")
+	assert.False(t, c.checksLocally(antiAffine("host-anti", apiv1.LabelHostname)), "hostname anti-affinity of its own")
 	assert.False(t, c.checksLocally(antiAffine("zone-anti", apiv1.LabelTopologyZone)), "zone anti-affinity of its own")
 
 	require.NoError(t, c.AddPod(antiAffine("host-anti", apiv1.LabelHostname), "n3"))

@@ -7,10 +7,23 @@ import (
 	"github.com/spreadscale/spreadscale/test/sim"
 )
 
-// benchCase is one generated cluster, decided by both modes.
+// benchCase is one generated cluster, decided by each of its modes.
 type benchCase struct {
-	name string
-	p    Params
+	name     string
+	generate func() sim.Scenario
+	// modes are stock CA and spreadscale with the case's expanders.
+	modes []mode
+}
+
+// decision is a case over Generate(p) with the least-waste modes.
+func decision(name string, p Params) benchCase {
+	return benchCase{name, func() sim.Scenario { return Generate(p) }, modes}
+}
+
+// karpenter is a case over Karpenter's mix (see KarpenterMix) with CA's
+// price expander, which prices the groups as the mix does.
+func karpenter(name string, k KarpenterMix) benchCase {
+	return benchCase{name, k.Generate, priceModes}
 }
 
 // cases: the reference cluster (5,000 nodes, 50,000 bound pods, 2,000
@@ -22,13 +35,25 @@ type benchCase struct {
 // minutes whatever the pending count (it estimates 60 groups x 40
 // Deployments against the whole cluster), which `make bench` cannot afford
 // three times.
+//
+// The _<g>g cases are the reference cluster with 600 and 2,000 node groups
+// instead of 60 (spreadscale's growth in the number of groups). The
+// karpenter_ cases race Karpenter's own scheduling benchmark (make bench
+// runs both): its pod mix on 40 instance types (200 groups) at 2,000 and
+// 5,000 pods, and on 400 types (2,000 groups) at 2,000 pods. make bench
+// runs stock CA once on these, with a deadline.
 var cases = []benchCase{
-	{"5000n_2000p", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true}},
-	{"500n_200p", Params{Nodes: 500, Pending: 200, Deployments: 40, Spread: true}},
-	{"500n_2000p", Params{Nodes: 500, Pending: 2000, Deployments: 40, Spread: true}},
-	{"500n_20000p", Params{Nodes: 500, Pending: 20000, Deployments: 40, Spread: true}},
-	{"5000n_2000p_nospread", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: false}},
-	{"10000n_5000p", Params{Nodes: 10000, Pending: 5000, Deployments: 40, Spread: true}},
+	decision("5000n_2000p", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true}),
+	decision("500n_200p", Params{Nodes: 500, Pending: 200, Deployments: 40, Spread: true}),
+	decision("500n_2000p", Params{Nodes: 500, Pending: 2000, Deployments: 40, Spread: true}),
+	decision("500n_20000p", Params{Nodes: 500, Pending: 20000, Deployments: 40, Spread: true}),
+	decision("5000n_2000p_nospread", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: false}),
+	decision("10000n_5000p", Params{Nodes: 10000, Pending: 5000, Deployments: 40, Spread: true}),
+	decision("5000n_2000p_600g", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true, Groups: 600}),
+	decision("5000n_2000p_2000g", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true, Groups: 2000}),
+	karpenter("karpenter_2000p_200g", KarpenterMix{Types: 40, Pods: 2000}),
+	karpenter("karpenter_5000p_200g", KarpenterMix{Types: 40, Pods: 5000}),
+	karpenter("karpenter_2000p_2000g", KarpenterMix{Types: 400, Pods: 2000}),
 }
 
 // mode is a CA wiring. Stock CA runs the least-waste expander, spreadscale
@@ -44,6 +69,14 @@ var modes = []mode{
 	{"spreadscale", sim.Config{Spreadscale: true, Expander: "topology-spread,least-waste", Seed: 1}},
 }
 
+// priceModes run CA's price expander (over the scenario's group prices),
+// then least-waste among equally priced options, stock and after
+// topology-spread.
+var priceModes = []mode{
+	{"stock", sim.Config{Expander: "price,least-waste", Seed: 1}},
+	{"spreadscale", sim.Config{Spreadscale: true, Expander: "topology-spread,price,least-waste", Seed: 1}},
+}
+
 // BenchmarkDecision times one CA scale-up decision (ScaleUp: every group
 // estimated, expander, balancing) per op, stock and spreadscale on the same
 // generated cluster, and reports its quality: pods/op is the number of
@@ -53,8 +86,8 @@ var modes = []mode{
 func BenchmarkDecision(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			s := Generate(c.p)
-			for _, m := range modes {
+			s := c.generate()
+			for _, m := range c.modes {
 				var d *sim.Decider
 				b.Run(m.name, func(b *testing.B) {
 					if d == nil {

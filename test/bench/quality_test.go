@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
@@ -17,6 +19,22 @@ import (
 // benchmark's shape (3 zones, 60 groups with 6 at size 0, full nodes,
 // Deployments with running replicas), 150 nodes.
 var small = Params{Nodes: 150, Pending: 120, Deployments: 8, Spread: true}
+
+// TestGenerateGroups checks that Groups spreads the node groups over the
+// zones, the remainder in the first ones, each zone's last 2 at size 0.
+func TestGenerateGroups(t *testing.T) {
+	s := Generate(Params{Nodes: 3000, Pending: 30, Deployments: 3, Spread: true, Groups: 2000})
+	require.Len(t, s.NodeGroups, 2000)
+	perZone, withNodes := map[string]int{}, map[string]bool{}
+	for _, g := range s.NodeGroups {
+		perZone[g.Template.Labels[apiv1.LabelTopologyZone]]++
+	}
+	for _, g := range s.NodeGroupOf {
+		withNodes[g] = true
+	}
+	assert.Equal(t, map[string]int{"zone-a": 667, "zone-b": 667, "zone-c": 666}, perZone)
+	assert.Len(t, withNodes, 2000-6)
+}
 
 // TestGenerate checks the generated cluster's shape.
 func TestGenerate(t *testing.T) {

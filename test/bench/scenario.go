@@ -28,10 +28,13 @@ type Params struct {
 	// replicas) a zone and a hostname DoNotSchedule constraint, maxSkew 1
 	// each; without it they have no spread constraint.
 	Spread bool
+	// Groups is the number of node groups, spread evenly over the zones
+	// (the first zones take the remainder); 0 means 60.
+	Groups int
 }
 
 const (
-	groupsPerZone = 20
+	defaultGroups = 60
 	// emptyPerZone groups of each zone are at size 0: the last ones.
 	emptyPerZone = 2
 	groupMax     = 1000
@@ -63,8 +66,9 @@ var machines = []machine{
 	{"m.2xlarge", 8000, 32 * gib},
 }
 
-// Generate builds the cluster: 3 zones of 20 node groups each (the last 2
-// of each zone at size 0, max size 1000, two instance types alternating),
+// Generate builds the cluster: 3 zones of 20 node groups each, or of
+// Groups/3 (the last 2 of each zone at size 0, max size 1000, two
+// instance types alternating),
 // Nodes nodes over the non-empty groups round-robin, every node full with
 // 10 bound pods (the Deployments' running replicas and pods of 200 other
 // apps), and Pending pending pods of Deployments Deployments (500m CPU,
@@ -79,10 +83,18 @@ func Generate(p Params) sim.Scenario {
 		m    machine
 		zone string
 	}
+	groups := p.Groups
+	if groups <= 0 {
+		groups = defaultGroups
+	}
 	var filled [][]groupRef // per zone, the groups that hold nodes
 	for z, zone := range Zones {
 		filled = append(filled, nil)
-		for g := 0; g < groupsPerZone; g++ {
+		perZone := groups / len(Zones)
+		if z < groups%len(Zones) {
+			perZone++
+		}
+		for g := 0; g < perZone; g++ {
 			m := machines[g%len(machines)]
 			name := fmt.Sprintf("ng-%s-%02d", zone[len(zone)-1:], g)
 			labels := map[string]string{apiv1.LabelTopologyZone: zone, apiv1.LabelInstanceTypeStable: m.name}
@@ -90,7 +102,7 @@ func Generate(p Params) sim.Scenario {
 				Name: name, MinSize: 0, MaxSize: groupMax,
 				Template: sim.NewNode(name+"-template", m.milliCPU, m.memory, labels),
 			})
-			if g < groupsPerZone-emptyPerZone {
+			if g < perZone-emptyPerZone {
 				filled[z] = append(filled[z], groupRef{name, m, zone})
 			}
 		}
