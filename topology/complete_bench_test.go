@@ -14,17 +14,7 @@ import (
 // and the same pods spread over zone alone, which the shares do not
 // concern: the cost of planning by shares.
 func BenchmarkPlanMultiKey(b *testing.B) {
-	var groups []*topology.Group
-	for _, z := range []string{zoneA, zoneB, zoneC} {
-		for _, ct := range []string{"spot", "on-demand"} {
-			if z == zoneC && ct == "spot" {
-				continue
-			}
-			g := pcGroup(ct+"-"+z, z, 2, 0, 1000)
-			g.Template.Labels[keyCapacity] = ct
-			groups = append(groups, g)
-		}
-	}
+	groups := zoneCapacityGroups(1000)
 	for _, n := range []int{6, 60, 600} {
 		for _, keys := range [][]string{{keyZone, keyCapacity}, {keyZone}} {
 			var cons []v1.TopologySpreadConstraint

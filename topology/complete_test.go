@@ -100,15 +100,23 @@ func bindInOrder(t *testing.T, sched *filterScheduler, c *oracleCase, plan *topo
 	return bad
 }
 
-// checkHostnameCase plans c, whose pods also have a hostname constraint,
-// and counts how it compares with the oracle.
-func checkHostnameCase(t *testing.T, sched *filterScheduler, c *oracleCase, st *oracleStats) {
+// plan plans c's pending pods, groups ranked as topology-spread alone
+// ranks them, over the real scheduler's filters.
+func (c *oracleCase) plan(t *testing.T, sched *filterScheduler) *topology.Plan {
 	t.Helper()
 	u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
 	require.NoError(t, err)
 	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending, Rank: c.fewestNodesFirst,
 		Cluster: newRealCluster(t, sched, c.nodes, c.pods, c.groupOf)})
 	require.NoError(t, err, c.String())
+	return plan
+}
+
+// checkHostnameCase plans c, whose pods also have a hostname constraint,
+// and counts how it compares with the oracle.
+func checkHostnameCase(t *testing.T, sched *filterScheduler, c *oracleCase, st *oracleStats) {
+	t.Helper()
+	plan := c.plan(t, sched)
 	o := newOracle(c)
 	if len(plan.Placements) < o.maxPods() {
 		st.hostnameShort++
@@ -139,11 +147,7 @@ func (c *oracleCase) fewestNodesFirst(*v1.Pod) map[string]int {
 // checkAgainstOracle plans c and compares the plan with the oracle's.
 func checkAgainstOracle(t *testing.T, sched *filterScheduler, c *oracleCase, st *oracleStats) {
 	t.Helper()
-	u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
-	require.NoError(t, err)
-	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending, Rank: c.fewestNodesFirst,
-		Cluster: newRealCluster(t, sched, c.nodes, c.pods, c.groupOf)})
-	require.NoError(t, err, c.String())
+	plan := c.plan(t, sched)
 	placed := len(plan.Placements)
 	st.placed += placed
 	o := newOracle(c)
@@ -200,17 +204,7 @@ func checkAgainstOracle(t *testing.T, sched *filterScheduler, c *oracleCase, st 
 // plan can avoid.
 func TestCompletePlansZoneAndCapacityType(t *testing.T) {
 	sched := newFilterScheduler(t)
-	var groups []*topology.Group
-	for _, z := range []string{zoneA, zoneB, zoneC} {
-		for _, ct := range []string{"spot", "on-demand"} {
-			if z == zoneC && ct == "spot" {
-				continue
-			}
-			g := pcGroup(ct+"-"+z, z, 2, 0, 10)
-			g.Template.Labels[keyCapacity] = ct
-			groups = append(groups, g)
-		}
-	}
+	groups := zoneCapacityGroups(10)
 	cons := []v1.TopologySpreadConstraint{pcHard(keyZone, 1, "web"), pcHard(keyCapacity, 1, "web")}
 	tests := []struct {
 		name       string
@@ -276,6 +270,23 @@ func TestCompletePlansZoneAndCapacityType(t *testing.T) {
 			}
 		})
 	}
+}
+
+// zoneCapacityGroups are a spot and an on-demand group of 2-CPU nodes in
+// zones a, b and c, except spot in zone c, at size 0 and max size max.
+func zoneCapacityGroups(max int) []*topology.Group {
+	var groups []*topology.Group
+	for _, z := range []string{zoneA, zoneB, zoneC} {
+		for _, ct := range []string{"spot", "on-demand"} {
+			if z == zoneC && ct == "spot" {
+				continue
+			}
+			g := pcGroup(ct+"-"+z, z, 2, 0, max)
+			g.Template.Labels[keyCapacity] = ct
+			groups = append(groups, g)
+		}
+	}
+	return groups
 }
 
 func plannedNode(t *testing.T, plan *topology.Plan, name string) *v1.Node {
