@@ -82,6 +82,12 @@ type planner struct {
 //  4. group order (Request.Rank, else the order of Universe.Groups), then
 //     planned-node order.
 //
+// Pods whose spread has two or more domain keys (zone and capacity type,
+// zone and rack) are placed by their class's shares (classShares): the
+// pods per combination of values of a complete plan, and the order in
+// which the scheduler can bind them, decided when the class's first pod is
+// placed; preferences 1-4 then choose inside each combination.
+//
 // It never adds a node without a pod on it (except the rest of a
 // zero-or-max group), never exceeds a group's max size or the limits, and
 // treats ScheduleAnyway constraints as preferences the scheduler may ignore.
