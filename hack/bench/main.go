@@ -23,22 +23,35 @@ import (
 )
 
 func main() {
-	in := flag.String("in", "", "go test -bench output")
-	out := flag.String("out", "BENCHMARKS.md", "file to write")
-	benchstat := flag.String("benchstat", "", "command that runs benchstat (given the input file as last argument); empty: no raw statistics")
-	loadBefore := flag.String("load-before", "", "file holding /proc/loadavg from before the run")
-	start := flag.Int64("start", 0, "Unix time the run started (0: unknown)")
-	command := flag.String("command", "make bench", "the command that produced the results, for the report")
-	profile := flag.String("profile", "", "go tool pprof -top output of spreadscale's headline decision to include (empty: none)")
+	var o options
+	flag.StringVar(&o.in, "in", "", "go test -bench output")
+	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "file to write")
+	flag.StringVar(&o.benchstat, "benchstat", "", "command that runs benchstat (given the input file as last argument); empty: no raw statistics")
+	flag.StringVar(&o.loadBefore, "load-before", "", "file holding /proc/loadavg from before the run")
+	flag.Int64Var(&o.start, "start", 0, "Unix time the run started (0: unknown)")
+	flag.StringVar(&o.command, "command", "make bench", "the command that produced the results, for the report")
+	flag.StringVar(&o.profile, "profile", "", "go tool pprof -top output of spreadscale's headline decision to include (empty: none)")
+	flag.StringVar(&o.karpenter, "karpenter", "", "go test -bench BenchmarkScheduling output of Karpenter (empty: no race)")
+	flag.StringVar(&o.capped, "capped", "", "file of \"timeout <case> <deadline>\" lines for the stock runs make bench stopped")
+	flag.StringVar(&o.raceProfiles, "race-profiles", "", "comma-separated <case>=<go tool pprof -top output> of spreadscale's race decisions")
 	flag.Parse()
-	if err := run(*in, *out, *benchstat, *loadBefore, *start, *command, *profile); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, out, benchstat, loadBefore string, start int64, command, profile string) error {
-	raw, err := os.ReadFile(in)
+// options are the command's flags.
+type options struct {
+	in, out, benchstat, loadBefore string
+	start                          int64
+	command, profile               string
+	karpenter, capped              string
+	raceProfiles                   string
+}
+
+func run(o options) error {
+	raw, err := os.ReadFile(o.in)
 	if err != nil {
 		return err
 	}
@@ -47,7 +60,7 @@ func run(in, out, benchstat, loadBefore string, start int64, command, profile st
 		return err
 	}
 	if len(results) == 0 {
-		return fmt.Errorf("%s: no BenchmarkDecision results", in)
+		return fmt.Errorf("%s: no BenchmarkDecision results", o.in)
 	}
 	m := machine{
 		CPU:     cpuModel(),
@@ -55,16 +68,16 @@ func run(in, out, benchstat, loadBefore string, start int64, command, profile st
 		Go:      runtime.Version(),
 		LoadEnd: readLoad("/proc/loadavg"),
 	}
-	if loadBefore != "" {
-		m.LoadStart = readLoad(loadBefore)
+	if o.loadBefore != "" {
+		m.LoadStart = readLoad(o.loadBefore)
 	}
-	if start > 0 {
-		m.Elapsed = time.Since(time.Unix(start, 0)).Round(time.Second)
+	if o.start > 0 {
+		m.Elapsed = time.Since(time.Unix(o.start, 0)).Round(time.Second)
 	}
 	var stats string
-	if benchstat != "" {
-		fields := strings.Fields(benchstat)
-		cmd := exec.Command(fields[0], append(fields[1:], in)...)
+	if o.benchstat != "" {
+		fields := strings.Fields(o.benchstat)
+		cmd := exec.Command(fields[0], append(fields[1:], o.in)...)
 		cmd.Stderr = os.Stderr
 		b, err := cmd.Output()
 		if err != nil {
@@ -72,19 +85,58 @@ func run(in, out, benchstat, loadBefore string, start int64, command, profile st
 		}
 		stats = string(b)
 	}
-	var top string
-	if profile != "" {
-		b, err := os.ReadFile(profile)
+	top, err := readOptional(o.profile)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	report(&buf, results, m, stats, o.command)
+	writeTargets(&buf, results)
+	if o.karpenter != "" {
+		if err := raceSection(&buf, results, o); err != nil {
+			return err
+		}
+	}
+	writeProfile(&buf, top)
+	if err := writeRaceProfiles(&buf, o.raceProfiles); err != nil {
+		return err
+	}
+	return os.WriteFile(o.out, buf.Bytes(), 0o644)
+}
+
+// readOptional returns the content of path, "" for an empty path.
+func readOptional(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
+// raceSection reads Karpenter's results and the stopped stock runs and
+// writes the race.
+func raceSection(w io.Writer, results []result, o options) error {
+	f, err := os.Open(o.karpenter)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	karpenter, err := parseKarpenter(f)
+	if err != nil {
+		return err
+	}
+	var stopped capped
+	if o.capped != "" {
+		text, err := readOptional(o.capped)
 		if err != nil {
 			return err
 		}
-		top = string(b)
+		if stopped, err = parseCapped(strings.NewReader(text)); err != nil {
+			return err
+		}
 	}
-	var buf bytes.Buffer
-	report(&buf, results, m, stats, command)
-	writeTargets(&buf, results)
-	writeProfile(&buf, top)
-	return os.WriteFile(out, buf.Bytes(), 0o644)
+	writeRace(w, results, karpenter, stopped)
+	return nil
 }
 
 // result is one benchmark line.
@@ -106,19 +158,11 @@ func parse(r io.Reader) ([]result, error) {
 		if m == nil {
 			continue
 		}
-		f := strings.Fields(m[3])
-		if len(f)%2 != 0 {
-			return nil, fmt.Errorf("malformed result line %q", sc.Text())
+		metrics, err := parseMetrics(m[3])
+		if err != nil {
+			return nil, fmt.Errorf("malformed result line %q: %w", sc.Text(), err)
 		}
-		res := result{Case: m[1], Mode: m[2], Metrics: map[string]float64{}}
-		for i := 0; i < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
-			}
-			res.Metrics[f[i+1]] = v
-		}
-		out = append(out, res)
+		out = append(out, result{Case: m[1], Mode: m[2], Metrics: metrics})
 	}
 	return out, sc.Err()
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 )
 
 // writeProfile appends where spreadscale's headline decision spends its
@@ -27,4 +29,28 @@ func writeProfile(w io.Writer, top string) {
 	fmt.Fprintf(w, "executing the scale-up. Placements grow with the pods the plan can place: at 500 nodes,\n")
 	fmt.Fprintf(w, "20,000 pending pods give 8,000 placements (the --max-nodes-per-scaleup cap of 1,000 nodes),\n")
 	fmt.Fprintf(w, "four times the 2,000 of 2,000 pending pods.\n")
+}
+
+// writeRaceProfiles appends where spreadscale's decision spends its time
+// in each race case; spec is "<case>=<file>,..." (empty: nothing), each
+// file go tool pprof -top output.
+func writeRaceProfiles(w io.Writer, spec string) error {
+	if spec == "" {
+		return nil
+	}
+	for _, item := range strings.Split(spec, ",") {
+		name, path, ok := strings.Cut(item, "=")
+		if !ok {
+			return fmt.Errorf("race profile %q: want <case>=<file>", item)
+		}
+		top, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\n## Where spreadscale's time goes (%s)\n\n", name)
+		fmt.Fprintf(w, "CPU profile of one spreadscale decision of the race case (`go test -cpuprofile`, one sample),\n")
+		fmt.Fprintf(w, "focused on the decision, by cumulative time.\n\n")
+		fmt.Fprintf(w, "```\n%s```\n", top)
+	}
+	return nil
 }

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// race is one row of the race against Karpenter's scheduler: a
+// BenchmarkDecision case over Karpenter's mix and the Karpenter benchmark
+// with the same number of pods (BenchmarkScheduling<pods>, which always
+// offers its 400 instance types, 2,000 offerings).
+type race struct {
+	Case string
+	Pods int
+}
+
+// races are the rows of the race table, in order.
+var races = []race{
+	{"karpenter_2000p_200g", 2000},
+	{"karpenter_5000p_200g", 5000},
+	{"karpenter_2000p_2000g", 2000},
+}
+
+// karpenterRE matches "BenchmarkScheduling<pods>[-procs] <iterations> <value> <unit>...".
+var karpenterRE = regexp.MustCompile(`^BenchmarkScheduling(\d+)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// parseKarpenter reads Karpenter's BenchmarkScheduling<pods> result lines
+// (units ns/op, pods/sec, pods, nodes, B/op, allocs/op) by pod count.
+func parseKarpenter(r io.Reader) (map[int][]map[string]float64, error) {
+	out := map[int][]map[string]float64{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := karpenterRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		pods, _ := strconv.Atoi(m[1])
+		metrics, err := parseMetrics(m[2])
+		if err != nil {
+			return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
+		}
+		out[pods] = append(out[pods], metrics)
+	}
+	return out, sc.Err()
+}
+
+// parseMetrics reads "<value> <unit>" pairs.
+func parseMetrics(s string) (map[string]float64, error) {
+	f := strings.Fields(s)
+	if len(f)%2 != 0 {
+		return nil, fmt.Errorf("odd value/unit fields")
+	}
+	out := map[string]float64{}
+	for i := 0; i < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return nil, err
+		}
+		out[f[i+1]] = v
+	}
+	return out, nil
+}
+
+// medianOf is the median of unit over runs (0 when none has it).
+func medianOf(runs []map[string]float64, unit string) float64 {
+	var vs []float64
+	for _, r := range runs {
+		if v, ok := r[unit]; ok {
+			vs = append(vs, v)
+		}
+	}
+	return median(vs)
+}
+
+// raceRow is one measured row.
+type raceRow struct {
+	race
+	Groups                    string
+	KarpenterRate, OwnRate    float64 // pods per second; 0: not measured
+	KarpenterNodes, OwnNodes  string
+	KarpenterRuns, OwnSamples int
+	OwnPods                   string
+}
+
+// groupsRE reads the number of node groups from a case name.
+var groupsRE = regexp.MustCompile(`_(\d+)g(?:_|$)`)
+
+// raceRows measures every race from the decision medians and Karpenter's
+// results.
+func raceRows(sum map[string]map[string]summary, karpenter map[int][]map[string]float64) []raceRow {
+	var rows []raceRow
+	for _, r := range races {
+		row := raceRow{race: r, KarpenterNodes: "–", OwnNodes: "–", OwnPods: "–"}
+		if m := groupsRE.FindStringSubmatch(r.Case); m != nil {
+			row.Groups = m[1]
+		}
+		if runs := karpenter[r.Pods]; len(runs) > 0 {
+			row.KarpenterRuns = len(runs)
+			row.KarpenterRate = medianOf(runs, "pods/sec")
+			row.KarpenterNodes = count(medianOf(runs, "nodes"))
+		}
+		if s, ok := sum[r.Case]["spreadscale"]; ok && s.Median["ns/op"] > 0 {
+			row.OwnSamples = s.Samples
+			row.OwnRate = s.Median["pods/op"] / (s.Median["ns/op"] / 1e9)
+			row.OwnNodes = quality(s, "nodes/op")
+			row.OwnPods = quality(s, "pods/op")
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// rate formats pods per second.
+func rate(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// capped is the stock CA runs of the race and growth cases that make bench
+// runs once with a deadline: the cases whose run did not finish in time.
+type capped struct {
+	Deadline string
+	TimedOut []string
+}
+
+// parseCapped reads the lines "timeout <case> <deadline>" that make bench
+// writes for a stock run it stopped.
+func parseCapped(r io.Reader) (capped, error) {
+	var c capped
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 3 && f[0] == "timeout" {
+			c.TimedOut = append(c.TimedOut, f[1])
+			c.Deadline = f[2]
+		}
+	}
+	return c, sc.Err()
+}
+
+// writeRace appends the race table, its targets, stock CA's result on the
+// same inputs and the growth in the number of node groups.
+func writeRace(w io.Writer, results []result, karpenter map[int][]map[string]float64, stopped capped) {
+	sum, _ := summarize(results)
+	rows := raceRows(sum, karpenter)
+	fmt.Fprintf(w, "\n## Race: Karpenter's scheduler\n\n")
+	fmt.Fprintf(w, "Karpenter v1.15.0's own benchmark (`BenchmarkScheduling2000`/`5000`, build tag `test_performance`,\n")
+	fmt.Fprintf(w, "`-benchtime=1x -cpu 2`, run by make bench from hack/karpenter, its own Go module) against one CA\n")
+	fmt.Fprintf(w, "scale-up decision of spreadscale on a cluster generated from the same facts (test/bench\n")
+	fmt.Fprintf(w, "KarpenterMix: no nodes; instance type i has i+1 vCPU, 2(i+1) GiB, 10(i+1) pods, 100m CPU and 10Mi\n")
+	fmt.Fprintf(w, "reserved; a node group per offering, spot in zones 1–2 and on-demand in zones 1–3, priced\n")
+	fmt.Fprintf(w, "0.1/vCPU + 0.1/GB for CA's price expander (`--expander=topology-spread,price,least-waste`); pods\n")
+	fmt.Fprintf(w, "in fifths: generic, zone spread, hostname spread, zone self-affinity, hostname anti-affinity).\n")
+	fmt.Fprintf(w, "Karpenter's benchmark always offers its 400 types (2,000 offerings); *groups* is ours.\n")
+	fmt.Fprintf(w, "*pods/s*: pods made schedulable per second (Karpenter's `pods/sec`: pods over one `Solve`;\n")
+	fmt.Fprintf(w, "spreadscale: pods/op over the decision's time, medians). Ratio: spreadscale / Karpenter.\n\n")
+	fmt.Fprintf(w, "| race | karpenter pods/s | spreadscale pods/s | ratio | karpenter nodes | spreadscale nodes | groups |\n")
+	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		ratioS := "–"
+		if r.KarpenterRate > 0 && r.OwnRate > 0 {
+			ratioS = fmt.Sprintf("%.2fx", r.OwnRate/r.KarpenterRate)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Case, rate(r.KarpenterRate), rate(r.OwnRate), ratioS,
+			r.KarpenterNodes, r.OwnNodes, r.Groups)
+	}
+	fmt.Fprintf(w, "\nSamples: Karpenter %s; spreadscale %s. spreadscale's pods made schedulable: %s.\n",
+		joinRows(rows, func(r raceRow) string { return strconv.Itoa(r.KarpenterRuns) }),
+		joinRows(rows, func(r raceRow) string { return strconv.Itoa(r.OwnSamples) }),
+		joinRows(rows, func(r raceRow) string { return r.OwnPods + " / " + strconv.Itoa(r.Pods) }))
+	writeRaceTargets(w, rows)
+	writeStockNote(w, sum, stopped)
+	writeGrowth(w, sum)
+	writeGrowthStock(w, sum, stopped)
+}
+
+// joinRows joins f of every row, in race order.
+func joinRows(rows []raceRow, f func(raceRow) string) string {
+	parts := make([]string, len(rows))
+	for i, r := range rows {
+		parts[i] = f(r)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeRaceTargets judges the race's targets: at 200 groups at least 10x
+// Karpenter's pods/s, at 2,000 groups at least 1x, and in every row no
+// more nodes than Karpenter.
+func writeRaceTargets(w io.Writer, rows []raceRow) {
+	fmt.Fprintf(w, "\n| race target | limit | this run | met |\n|---|---:|---:|---|\n")
+	for _, r := range rows {
+		limit := 10.0
+		if r.Groups == "2000" {
+			limit = 1
+		}
+		if r.KarpenterRate == 0 || r.OwnRate == 0 {
+			fmt.Fprintf(w, "| %s pods/s vs Karpenter | ≥ %.0fx | not measured | – |\n", r.Case, limit)
+		} else {
+			got := r.OwnRate / r.KarpenterRate
+			fmt.Fprintf(w, "| %s pods/s vs Karpenter | ≥ %.0fx | %.2fx | %s |\n", r.Case, limit, got, yesNo(got >= limit))
+		}
+		own, err1 := strconv.ParseFloat(r.OwnNodes, 64)
+		theirs, err2 := strconv.ParseFloat(r.KarpenterNodes, 64)
+		if err1 != nil || err2 != nil {
+			fmt.Fprintf(w, "| %s nodes vs Karpenter | ≤ %s | %s | – |\n", r.Case, r.KarpenterNodes, r.OwnNodes)
+			continue
+		}
+		fmt.Fprintf(w, "| %s nodes vs Karpenter | ≤ %s | %s | %s |\n", r.Case, r.KarpenterNodes, r.OwnNodes, yesNo(own <= theirs))
+	}
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+// writeStockNote says what stock CA did on the race inputs: one sample
+// each, or that it did not finish before the deadline.
+func writeStockNote(w io.Writer, sum map[string]map[string]summary, stopped capped) {
+	fmt.Fprintf(w, "\nStock CA (`--expander=price,least-waste`) on the same inputs, one sample each:")
+	for _, r := range races {
+		fmt.Fprintf(w, " %s", stockOutcome(r.Case, sum, stopped))
+		if r != races[len(races)-1] {
+			fmt.Fprint(w, ";")
+		}
+	}
+	fmt.Fprintf(w, ".\n")
+}
+
+// stockOutcome describes stock CA's run of case c.
+func stockOutcome(c string, sum map[string]map[string]summary, stopped capped) string {
+	if slices.Contains(stopped.TimedOut, c) {
+		return fmt.Sprintf("%s did not finish within %s", c, stopped.Deadline)
+	}
+	st, ok := sum[c]["stock"]
+	if !ok {
+		return c + " not run"
+	}
+	secs := st.Median["ns/op"] / 1e9
+	r := 0.0
+	if secs > 0 {
+		r = st.Median["pods/op"] / secs
+	}
+	return fmt.Sprintf("%s %s, %s pods made schedulable with %s nodes (%s pods/s)", c, duration(st.Median["ns/op"]),
+		quality(st, "pods/op"), quality(st, "nodes/op"), rate(r))
+}
+
+// writeGrowthStock says what stock CA did on the growth cases beyond the
+// smallest.
+func writeGrowthStock(w io.Writer, sum map[string]map[string]summary, stopped capped) {
+	if _, ok := sum[growthCases[0].Case]["spreadscale"]; !ok {
+		return
+	}
+	fmt.Fprintf(w, "\nStock CA on the same inputs, one sample each:")
+	for i, g := range growthCases[1:] {
+		if i > 0 {
+			fmt.Fprint(w, ";")
+		}
+		fmt.Fprintf(w, " %s", stockOutcome(g.Case, sum, stopped))
+	}
+	fmt.Fprintf(w, ".\n")
+}
