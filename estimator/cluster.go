@@ -42,6 +42,8 @@ type snapshotCluster struct {
 	// anti are the required pod anti-affinity terms of the pods in the
 	// cluster, initialAnti those before planning.
 	anti, initialAnti antiTerms
+	// probes are the probe nodes of the groups (see probeNode).
+	probes map[string]*framework.NodeInfo
 	// pre checks the pods that are not checked on views on snap, sharing
 	// PreFilter outcomes; alone checks the pods whose PreFilter outcome is
 	// the same on every node (see alone). Both nil without CA's framework
@@ -237,66 +239,4 @@ func asError(err clustersnapshot.SchedulingError) error {
 		return nil
 	}
 	return err
-}
-
-// podsPerNode returns how many pods like pod one new node of g holds, at
-// most limit: pods are added to an empty template node of g while the
-// scheduler filters (all but the spread, as for every check) pass, then the
-// count is capped by the pod's hostCap. It is the "node count and pods" of
-// an option, not a placement: the plan itself checks every pod. A pod that
-// checksLocally is probed on a snapshot holding the new node alone, which
-// decides the same (see nodeViews), others on a fork of CA's snapshot.
-func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap int) int {
-	node := topology.NodeFromTemplate(g.Template, "topology-spread-probe-"+g.Name)
-	ni, err := c.nodeInfo(g.Name, node)
-	if err != nil {
-		return 0
-	}
-	if hostCap >= 0 {
-		limit = min(limit, hostCap)
-	}
-	base := c.filtered(pod)
-	var snap clustersnapshot.ClusterSnapshot
-	if c.checksLocally(pod) {
-		snap = c.views.scratch()
-	} else {
-		if err := c.flushFor(pod, node.Name); err != nil {
-			return 0
-		}
-		if c.sharesPreFilter(pod) && len(ni.Pods()) == 0 && limit > 0 {
-			// The first pod on the empty node, with the PreFilter outcome
-			// shared between the groups' probes.
-			if c.pre.check(c.snap, base, ni) != nil {
-				return 0
-			}
-			if limit == 1 {
-				return 1
-			}
-		}
-		snap = c.snap
-		snap.Fork()
-		defer snap.Revert()
-	}
-	if err := snap.AddNodeInfo(ni); err != nil {
-		return 0
-	}
-	alone := c.checksLocally(pod) && c.isAlone(pod)
-	for n := 0; n < limit; n++ {
-		cp := *base
-		cp.Name = fmt.Sprintf("%s-probe-%d", pod.Name, n)
-		cp.UID = uuid.NewUUID()
-		if alone {
-			// The filters read neither name nor UID: base stands for
-			// its copy, with base's PreFilter outcome.
-			if c.checkView(snap, pod, node.Name) != nil {
-				return n
-			}
-		} else if snap.CheckPredicates(&cp, node.Name) != nil {
-			return n
-		}
-		if err := snap.ForceAddPod(&cp, node.Name); err != nil {
-			return n
-		}
-	}
-	return limit
 }
