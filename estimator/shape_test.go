@@ -255,6 +255,19 @@ func TestChooserByShapeStaysOnWhereNoAntiAffinityTermReachesThePods(t *testing.T
 	}
 }
 
+// podAffine is replica i of Deployment app with a required zone affinity
+// to its own pods.
+func podAffine(app string, i int) *apiv1.Pod {
+	p := deployment(app, i+1, 500)[i]
+	p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
+			TopologyKey:   apiv1.LabelTopologyZone,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+		}},
+	}}
+	return p
+}
+
 func TestShapeOf(t *testing.T) {
 	base := deployment("app0", 1, 500)[0]
 	cluster := &snapshotCluster{anti: antiTerms{hostsUnique: true}}
@@ -286,26 +299,8 @@ func TestShapeOf(t *testing.T) {
 			p.Spec.TopologySpreadConstraints[1].MaxSkew = 2
 			return p
 		}(), true, false},
-		{"required pod affinity: the labels are part of the shape", true, func() *apiv1.Pod {
-			p := deployment("app1", 1, 500)[0]
-			p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
-					TopologyKey:   apiv1.LabelTopologyZone,
-					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app1"}},
-				}},
-			}}
-			return p
-		}(), true, false},
-		{"required pod affinity, same labels as the base", true, func() *apiv1.Pod {
-			p := deployment("app0", 1, 500)[0]
-			p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
-					TopologyKey:   apiv1.LabelTopologyZone,
-					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app0"}},
-				}},
-			}}
-			return p
-		}(), true, false},
+		{"required pod affinity: the labels are part of the shape", true, podAffine("app1", 0), true, false},
+		{"required pod affinity, same labels as the base", true, podAffine("app0", 0), true, false},
 		{"required hostname anti-affinity: the labels are part of the shape", true, func() *apiv1.Pod {
 			p := deployment("app0", 1, 500)[0]
 			p.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
@@ -326,20 +321,10 @@ func TestShapeOf(t *testing.T) {
 			}
 		})
 	}
-	affine := func(app string, i int) *apiv1.Pod {
-		p := deployment(app, i+1, 500)[i]
-		p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
-				TopologyKey:   apiv1.LabelTopologyZone,
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
-			}},
-		}}
-		return p
-	}
 	r := &ranking{byShape: true, cluster: cluster}
-	a, _ := r.shapeOf(affine("app1", 0))
-	b, _ := r.shapeOf(affine("app1", 1))
-	c, _ := r.shapeOf(affine("app2", 0))
+	a, _ := r.shapeOf(podAffine("app1", 0))
+	b, _ := r.shapeOf(podAffine("app1", 1))
+	c, _ := r.shapeOf(podAffine("app2", 0))
 	assert.Equal(t, a, b, "affine pods with the same labels and spec share a shape")
 	assert.NotEqual(t, a.spec, c.spec, "the selector is in the spec")
 }
