@@ -1,8 +1,8 @@
 package estimator
 
 import (
+	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -52,9 +52,11 @@ type ranking struct {
 	shapeProbes   map[shapeProbeKey]int
 	shapes        map[topology.ClassKey]classShape
 
-	// ranks are the ranks computed so far, by rankKey: classes with the
-	// same domain keys and positions share one.
-	ranks map[string]map[string]int
+	// positionKey identifies each class's positions by the orders that
+	// set them; ranks are the ranks computed so far, by domain keys and
+	// position key: classes with the same ones share a rank.
+	positionKey map[topology.ClassKey]string
+	ranks       map[string]map[string]int
 }
 
 type perNodeKey struct {
@@ -82,7 +84,7 @@ func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudpr
 	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
 		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]int{},
-		shapes: map[topology.ClassKey]classShape{}, ranks: map[string]map[string]int{}}
+		shapes: map[topology.ClassKey]classShape{}, positionKey: map[topology.ClassKey]string{}, ranks: map[string]map[string]int{}}
 }
 
 // domainKeys returns the sorted topology keys of pod's DoNotSchedule
@@ -115,8 +117,9 @@ func domainOf(labels map[string]string, keys []string) (string, bool) {
 // planner only reads it.
 func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 	keys := r.domainKeys(pod)
-	pos := r.position[topology.ClassOf(pod)]
-	key := r.rankKey(keys, pos)
+	class := topology.ClassOf(pod)
+	pos := r.position[class]
+	key := strings.Join(keys, "\x00") + "\x01" + r.positionKey[class]
 	if out, ok := r.ranks[key]; ok {
 		return out
 	}
@@ -148,22 +151,6 @@ func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 	}
 	r.ranks[key] = out
 	return out
-}
-
-// rankKey encodes what a rank depends on: the domain keys and each
-// group's position (0 where the class has none).
-func (r *ranking) rankKey(keys []string, pos map[string]int) string {
-	var b strings.Builder
-	b.WriteString(strings.Join(keys, "\x00"))
-	b.WriteByte(1)
-	if len(pos) == 0 {
-		return b.String()
-	}
-	for _, g := range r.groups {
-		b.WriteString(strconv.Itoa(pos[g.Name]))
-		b.WriteByte(',')
-	}
-	return b.String()
 }
 
 // choose orders, with the Chooser, the groups of every domain in which the
@@ -234,6 +221,9 @@ func (r *ranking) choose(first *topology.Plan) bool {
 			for i, id := range ids {
 				r.position[class][id] = i
 			}
+			// The positions are those of the orders applied, in domain
+			// order: classes that share the orders share the key.
+			r.positionKey[class] += fmt.Sprintf("%p,", &ids[0])
 		}
 	}
 	return chose
