@@ -75,7 +75,7 @@ func (p *preFilters) check(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod,
 		p.pod, p.at, p.computed = pod, p.version, true
 		p.state = schedulerframework.NewCycleState()
 		var status *schedulerframework.Status
-		p.result, status, p.plugins = p.fw.Framework.RunPreFilterPlugins(context.TODO(), p.state, pod)
+		p.result, status, p.plugins = p.fw.Framework.RunPreFilterPlugins(checkContext, p.state, pod)
 		p.err = nil
 		if !status.IsSuccess() {
 			p.err = clustersnapshot.NewFailingPredicateError(pod, status.Plugin(), status.Reasons(), "PreFilter failed", "")
@@ -88,7 +88,7 @@ func (p *preFilters) check(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod,
 	if !p.result.AllNodes() && !p.result.NodeNames.Has(node.Name) {
 		return clustersnapshot.NewFailingPredicateError(pod, strings.Join(p.plugins.UnsortedList(), ", "), nil, "PreFilter filtered the Node out", "")
 	}
-	status := p.fw.Framework.RunFilterPlugins(context.TODO(), p.state, pod, ni.ToScheduler())
+	status := p.fw.Framework.RunFilterPlugins(checkContext, p.state, pod, ni.ToScheduler())
 	if status.IsSuccess() {
 		return nil
 	}
@@ -103,3 +103,9 @@ func (p *preFilters) check(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod,
 	}
 	return clustersnapshot.NewFailingPredicateError(pod, name, status.Reasons(), unexpected, debug)
 }
+
+// checkContext is the context of the framework runs of a check: the
+// Cluster's checks carry none, as CA's own ClusterSnapshot checks carry
+// none (its SchedulerPluginRunner runs the same plugins on
+// context.TODO()).
+var checkContext = context.Background()

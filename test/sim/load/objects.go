@@ -5,16 +5,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
@@ -250,57 +246,6 @@ func (l *loader) decode(at origin, js []byte, obj any, ignoreStatus bool) bool {
 
 // quantityMaps are the fields whose map values are resource quantities.
 var quantityMaps = map[string]bool{"requests": true, "limits": true, "capacity": true, "allocatable": true, "overhead": true}
-
-// badQuantities finds the quantities in js that do not parse, as
-// "<path>: invalid quantity ..." messages in path order; the decoder's own
-// error does not say which field failed.
-func badQuantities(js []byte) []string {
-	var v any
-	if json.Unmarshal(js, &v) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(path string, v any, quantities bool)
-	walk = func(path string, v any, quantities bool) {
-		switch t := v.(type) {
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(t)) {
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				if quantities {
-					checkQuantity(p, t[k], &out)
-					continue
-				}
-				walk(p, t[k], quantityMaps[k])
-			}
-		case []any:
-			for i, e := range t {
-				walk(fmt.Sprintf("%s[%d]", path, i), e, false)
-			}
-		}
-	}
-	walk("", v, false)
-	return out
-}
-
-// checkQuantity appends a message to out when v is not a valid quantity.
-func checkQuantity(path string, v any, out *[]string) {
-	var s string
-	switch t := v.(type) {
-	case string:
-		s = t
-	case float64:
-		s = strconv.FormatFloat(t, 'f', -1, 64)
-	default:
-		*out = append(*out, fmt.Sprintf("%s: invalid quantity %v: want a string such as \"1500m\" or \"8Gi\"", path, v))
-		return
-	}
-	if _, err := resource.ParseQuantity(s); err != nil {
-		*out = append(*out, fmt.Sprintf("%s: invalid quantity %q: %v", path, s, err))
-	}
-}
 
 // define records the definition of kind key at o; a second definition is
 // an error naming the first.
