@@ -139,6 +139,12 @@ func (p *planner) valid(c *class, cand *candidate, diag *diagnosis) bool {
 	if diag == nil && !c.shares.admits(cand.node) {
 		return false
 	}
+	if diag == nil && cand.existing == nil && !c.shares.admitsNode(cand.node, cand.group.Name) {
+		return false
+	}
+	if diag == nil && cand.existing != nil && !c.shares.admitsNode(cand.node, "") {
+		return false
+	}
 	if cand.existing != nil {
 		return !c.failed[cand.existing.topo.Name] && c.counts.admit(cand.node, false, false) == nil
 	}

@@ -19,9 +19,12 @@ type classShares struct {
 	// left is the share each combo has left; nil: no shares (the search
 	// gave up), every combo admits the class.
 	left map[string]int
-	// order is the combo of each pod in turn: an order in which every
+	// order is the step of each pod in turn: an order in which every
 	// step passes the spread rule (the search's path to the shares).
-	order []string
+	order []shareStep
+	// opened names the planned node of each new-node step's slot once
+	// the class's pods opened it.
+	opened map[int]string
 	// reason says why no valid plan places more of the class's pods than
 	// the shares, nil when the shares place them all.
 	reason *Reason
@@ -70,7 +73,7 @@ func (cs *classShares) admitsCombo(key string) bool {
 	case cs == nil || cs.left == nil || cs.suspended:
 		return true
 	case cs.placed < len(cs.order):
-		return cs.order[cs.placed] == key
+		return cs.order[cs.placed].combo == key
 	}
 	return cs.left[key] > 0
 }
@@ -80,6 +83,7 @@ func (cs *classShares) take(node *v1.Node) {
 	if cs == nil || cs.left == nil {
 		return
 	}
+	cs.follow(node)
 	cs.placed++
 	if k, ok := comboKey(node, cs.keys); ok && cs.left[k] > 0 {
 		cs.left[k]--
@@ -92,14 +96,12 @@ func (cs *classShares) take(node *v1.Node) {
 func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	sp := p.shareProblem(c, pod, n)
 	cs := &classShares{keys: DomainKeys(c.spread)}
-	best, score, order, err := sp.solve()
+	best, score, order, err := sp.solveAny()
 	if err != nil {
 		return cs
 	}
 	cs.left, cs.target = map[string]int{}, score.pods
-	for _, j := range order {
-		cs.order = append(cs.order, sp.combos[j].key)
-	}
+	cs.order = sp.steps(order)
 	for j, x := range best {
 		if x > 0 {
 			cs.left[sp.combos[j].key] = x
@@ -168,6 +170,7 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareProblem {
 		}
 	}
 	p.addGroupRoom(c, req, hostCap, comboOf)
+	sp.host = p.buildHostModel(c, pod, sp, realized)
 	return sp
 }
 
@@ -198,11 +201,13 @@ func (p *planner) addGroupRoom(c *class, req requests, hostCap int, comboOf func
 		if cb == nil || p.capacityOf(g, false) != nil {
 			continue
 		}
-		per := fits(newFreeResources(node.Status.Allocatable, nil), req, hostCap)
+		free := newFreeResources(node.Status.Allocatable, nil)
+		per := fits(free, req, hostCap)
 		cg := comboGroup{perNode: per, nodes: g.Max - g.Size - g.planned, firstCost: 1}
 		if g.ZeroOrMax && g.Size+g.planned == 0 {
 			cg = comboGroup{perNode: per * g.Max, nodes: 1, firstCost: g.Max}
 		}
+		cg.name, cg.room = g.Name, fits(free, req, antiAffinityCap(c.exemplar))
 		cb.groups = append(cb.groups, cg)
 	}
 }

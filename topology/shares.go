@@ -29,6 +29,9 @@ type shareProblem struct {
 	nodeBudget int
 	// index numbers each constraint's domains (see indexOf).
 	index []*domainIndex
+	// host is the per-node model of a hostname constraint, nil without
+	// one (see hostModel).
+	host *hostModel
 }
 
 // shareConstraint is one hard constraint, hostname excepted, of the pods.
@@ -62,6 +65,10 @@ type combo struct {
 // first node costs (a zero-or-max group adds all at once).
 type comboGroup struct {
 	perNode, nodes, firstCost int
+	// name is the group's name, room the pods one of its nodes takes
+	// without the per-node cap (see hostModel).
+	name string
+	room int
 }
 
 // capacity is the number of pods the combo takes at most.
@@ -178,39 +185,16 @@ func (sp *shareProblem) solve() (shareState, shareScore, []int, error) {
 			stack = append(stack, next)
 		}
 	}
-	// Candidates with more pods come first whatever their other scores:
-	// score and check them one total at a time.
-	byTotal := map[int][]shareState{}
+	scores := make(map[string]shareScore, len(candidates))
 	for _, c := range candidates {
-		byTotal[sp.total(c)] = append(byTotal[sp.total(c)], c)
+		scores[c.key()] = sp.score(c)
 	}
-	budget := maxShareStates
-	for total := sp.n; total > 0; total-- {
-		level := byTotal[total]
-		scores := make(map[string]shareScore, len(level))
-		for _, c := range level {
-			scores[c.key()] = sp.score(c)
-		}
-		slices.SortStableFunc(level, func(a, b shareState) int {
-			sa, sb := scores[a.key()], scores[b.key()]
-			switch {
-			case sa.better(sb):
-				return -1
-			case sb.better(sa):
-				return 1
-			}
-			return 0
-		})
-		for _, c := range level {
-			if order, ok := sp.finalOrder(c, &budget); ok {
-				return c, scores[c.key()], order, nil
-			}
-			if budget <= 0 {
-				return nil, shareScore{}, nil, errShareSearchTooLarge
-			}
-		}
+	slices.SortStableFunc(candidates, func(a, b shareState) int { return compareScores(scores[a.key()], scores[b.key()]) })
+	best, order, err := pickPlan(candidates, sp.total, sp.finalOrder, sp.comboRobust)
+	if err != nil {
+		return nil, shareScore{}, nil, err
 	}
-	return start, sp.score(start), nil, nil
+	return best, scores[best.key()], order, nil
 }
 
 func (sp *shareProblem) total(s shareState) int {
@@ -323,6 +307,13 @@ func (ix *domainIndex) tally(sp *shareProblem, i int, s shareState) []int {
 // pod in domains (and j): the matching count of j's domain and the global
 // minimum as Filter uses it (0 below minDomains).
 func (sp *shareProblem) breaks(i int, s, domains shareState, j int) (match, minMatch int, broken bool) {
+	return sp.breaksIn(i, s, domains, j, true)
+}
+
+// breaksIn is breaks, with the minDomains rule applied only when
+// withMinDomains is set (without it, the check is a relaxation of the
+// final view: see hostSolve).
+func (sp *shareProblem) breaksIn(i int, s, domains shareState, j int, withMinDomains bool) (match, minMatch int, broken bool) {
 	con := &sp.cons[i]
 	ix := sp.indexOf(i)
 	copy(ix.cnt, ix.base)
@@ -345,7 +336,7 @@ func (sp *shareProblem) breaks(i int, s, domains shareState, j int) (match, minM
 		}
 		n++
 	}
-	if n < con.minDomains {
+	if withMinDomains && n < con.minDomains {
 		lo = 0
 	}
 	if j < 0 {

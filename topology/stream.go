@@ -133,6 +133,11 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 			}
 			continue
 		}
+		if !c.shares.admitsNode(pn.Node, "") {
+			// The shares' step names another node: out for this pod only.
+			d.unbroken = false
+			continue
+		}
 		d.unbroken = false
 		d.head, d.ready = p.candidate(c, pn.Node, p.byGroup[pn.Group], pn), true
 		return true

@@ -1,0 +1,159 @@
+package topology
+
+import v1 "k8s.io/api/core/v1"
+
+// shareStep is where the shares put one pod: a combo and, when the shares
+// decide the node too (a hostname constraint, see hostModel), that node: an
+// existing or planned node by name, or the slot-th new node of group.
+type shareStep struct {
+	combo       string
+	node, group string
+	slot        int
+}
+
+// solveAny runs the search that fits the problem: per node with a
+// hostname constraint, per combo otherwise. The order it returns holds
+// slots or combos accordingly (see steps).
+func (sp *shareProblem) solveAny() (shareState, shareScore, []int, error) {
+	if sp.host == nil {
+		return sp.solve()
+	}
+	t, score, order, err := sp.hostSolve()
+	if err != nil {
+		return nil, shareScore{}, nil, err
+	}
+	return sp.host.combos(sp, t), score, order, nil
+}
+
+// steps turns the search's order into the class's steps.
+func (sp *shareProblem) steps(order []int) []shareStep {
+	out := make([]shareStep, 0, len(order))
+	for _, k := range order {
+		if sp.host == nil {
+			out = append(out, shareStep{combo: sp.combos[k].key})
+			continue
+		}
+		sl := &sp.host.slots[k]
+		st := shareStep{combo: sp.combos[sl.combo].key, node: sl.name, slot: k}
+		if sl.kind == slotNew {
+			st.node, st.group = "", sl.group
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// admitsNode reports whether the shares let the class's next pod on node,
+// a new node of group newGroup when that is set: when the step names a
+// node, only that node (a new node of its group until the step's slot is
+// opened). The combo is checked by admits and admitsCombo.
+func (cs *classShares) admitsNode(node *v1.Node, newGroup string) bool {
+	if cs == nil || cs.left == nil || cs.suspended || cs.placed >= len(cs.order) {
+		return true
+	}
+	st := &cs.order[cs.placed]
+	switch {
+	case st.node != "":
+		return newGroup == "" && node.Name == st.node
+	case st.group == "":
+		return true
+	}
+	if name, ok := cs.opened[st.slot]; ok {
+		return newGroup == "" && node.Name == name
+	}
+	return newGroup == st.group
+}
+
+// follow records the pod placed on node against the step it takes: the
+// node a new-node step opened; a pod placed elsewhere (past the shares)
+// ends the order, the shares per combo staying.
+func (cs *classShares) follow(node *v1.Node) {
+	if cs.placed >= len(cs.order) {
+		return
+	}
+	st := &cs.order[cs.placed]
+	k, _ := comboKey(node, cs.keys)
+	opened, isOpened := cs.opened[st.slot]
+	switch {
+	case k != st.combo, st.node != "" && node.Name != st.node, st.group != "" && isOpened && node.Name != opened:
+		cs.order = cs.order[:cs.placed]
+	case st.group != "" && !isOpened:
+		if cs.opened == nil {
+			cs.opened = map[int]string{}
+		}
+		cs.opened[st.slot] = node.Name
+	}
+}
+
+// antiAffinityCap is the most pods of pod's class a node takes because of
+// the pod's own required anti-affinity (1), -1 without it.
+func antiAffinityCap(pod *v1.Pod) int {
+	if HasRequiredPodAntiAffinity(pod) {
+		return 1
+	}
+	return -1
+}
+
+// comboRobust reports whether, with the nodes combo vector x adds
+// registered (see finalCaps), every order in which the scheduler may bind
+// the pods reaches x's number of pods: no vector it can reach with fewer
+// is a dead end. budget bounds the vectors it visits; out of budget, it
+// reports false.
+func (sp *shareProblem) comboRobust(x shareState, budget *int) bool {
+	caps := sp.finalCaps(x)
+	pods := sp.total(x)
+	seen := map[string]bool{}
+	var rec func(y shareState) bool
+	rec = func(y shareState) bool {
+		if sp.total(y) >= pods {
+			return true
+		}
+		k := y.key()
+		if seen[k] {
+			return true
+		}
+		if *budget <= 0 {
+			return false
+		}
+		seen[k] = true
+		*budget--
+		moved := false
+		for j := range y {
+			if y[j] >= caps[j] || !sp.fitsFinal(y, x, j) {
+				continue
+			}
+			moved = true
+			y[j]++
+			ok := rec(y)
+			y[j]--
+			if !ok {
+				return false
+			}
+		}
+		return moved
+	}
+	return rec(make(shareState, len(x)))
+}
+
+// finalCaps is, per combo, the pods its nodes take once x's nodes exist:
+// its existing and planned nodes, and the new nodes x takes there (see
+// combo.newNodes).
+func (sp *shareProblem) finalCaps(x shareState) []int {
+	caps := make([]int, len(x))
+	for j, c := range sp.combos {
+		caps[j] = c.free
+		rest := x[j] - c.free
+		for _, g := range c.groups {
+			if rest <= 0 {
+				break
+			}
+			if g.perNode == 0 || g.nodes == 0 {
+				continue
+			}
+			use := min((rest+g.perNode-1)/g.perNode, g.nodes)
+			rest -= use * g.perNode
+			caps[j] += use * g.perNode
+		}
+	}
+	return caps
+}
