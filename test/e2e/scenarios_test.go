@@ -33,6 +33,10 @@ func TestE2E(t *testing.T) {
 	t.Run("min-domains-stock", func(t *testing.T) { minDomains(t, "md-stock", stockCA, false) })
 	t.Run("unsatisfiable", unsatisfiable)
 	t.Run("redis-statefulsets", redisStatefulSets)
+	// Volumes (volumes_test.go): a replica whose pre-bound PV is in the
+	// zone whose group is at 0 (kubernetes/autoscaler#6000).
+	t.Run("zonal-volumes-spreadscale", func(t *testing.T) { zonalVolumes(t, "zv-ss", spreadscaleCA, true) })
+	t.Run("zonal-volumes-stock", func(t *testing.T) { zonalVolumes(t, "zv-stock", stockCA, false) })
 	// Faults (faults_test.go): slow nodes, and a group that cannot grow.
 	t.Run("ready-delay-spreadscale", func(t *testing.T) { readyDelayScenario(t, "rd-ss", spreadscaleCA, true) })
 	t.Run("ready-delay-stock", func(t *testing.T) { readyDelayScenario(t, "rd-stock", stockCA, false) })

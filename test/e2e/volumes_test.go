@@ -1,0 +1,175 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+)
+
+// zonalVolumes is kubernetes/autoscaler#6000 on the real control plane: a
+// StatefulSet db of three 500m replicas spread over zones (maxSkew 1),
+// whose claims data-db-<i> are pre-bound to PersistentVolumes with a
+// required zone node affinity in zone-a, zone-b and zone-c. zone-c's group
+// is at 0; the nodes of zone-a and zone-b have room for every replica, but
+// the scheduler's VolumeBinding filter admits db-2 only in zone-c. The
+// zone-c group must grow by exactly one node and db-2 land on it; the PV
+// controller of the controller manager binds the claims, the real
+// scheduler binds the pods. Asserted with assert (spreadscale), reported
+// otherwise (stock CA).
+func zonalVolumes(t *testing.T, id string, a autoscaler, assert bool) {
+	s := newScenario(t, id, "StatefulSet with zonal PVs, zone-c at 0 (#6000)", a, threeZones)
+	zones := []string{"zone-a", "zone-b", "zone-c"}
+	for i, zone := range zones {
+		pv := s.createZonalVolume(fmt.Sprintf("data-db-%d", i), zone)
+		t.Cleanup(func() {
+			_ = env.client.CoreV1().PersistentVolumes().Delete(context.Background(), pv, metav1.DeleteOptions{})
+		})
+	}
+	s.waitClaimsBound(len(zones))
+
+	labels := map[string]string{"app": "db"}
+	ss := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:             ptr.To[int32](3),
+			ServiceName:          "db",
+			PodManagementPolicy:  appsv1.ParallelPodManagement,
+			Selector:             &metav1.LabelSelector{MatchLabels: labels},
+			Template:             podTemplate(labels, "500m", []corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil)}, nil, nil),
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}, Spec: zonalClaimSpec("")}},
+		},
+	}
+	ss.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+	if _, err := env.client.AppsV1().StatefulSets(s.ns).Create(context.Background(), ss, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating StatefulSet db: %v", err)
+	}
+	s.startWhenPending("app=db", 3)
+	ran := s.waitRunning("app=db", 3, *timeoutFlag)
+	s.settle()
+	s.record("app=db")
+	landed := s.podZones("app=db")
+	t.Logf("%s: all running=%v after %.1fs, loops=%d, zone of each replica %v, nodes per group %v",
+		a.Name, ran, s.row.Seconds, s.row.Loops, landed, s.row.NodesPerGroup)
+	if !assert {
+		s.row.Result = "ran"
+		if !ran {
+			s.row.Note = fmt.Sprintf("not all pods ran within %v", *timeoutFlag)
+		}
+		return
+	}
+	if !ran {
+		t.Errorf("not all 3 replicas ran within %v", *timeoutFlag)
+	}
+	if s.row.Loops != 1 {
+		t.Errorf("scale-up took %d loops, want exactly 1", s.row.Loops)
+	}
+	expectGroups(t, s, map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1})
+	want := map[string]string{"db-0": "zone-a", "db-1": "zone-b", "db-2": "zone-c"}
+	for pod, zone := range want {
+		if landed[pod] != zone {
+			t.Errorf("replica %s runs in %q, want %s, its volume's zone (all: %v)", pod, landed[pod], zone, landed)
+		}
+	}
+}
+
+// zonalClaimSpec is a 1Gi ReadWriteOnce claim of no storage class (static
+// provisioning), pre-bound to volume when it is not empty.
+func zonalClaimSpec(volume string) corev1.PersistentVolumeClaimSpec {
+	return corev1.PersistentVolumeClaimSpec{
+		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		StorageClassName: ptr.To(""),
+		VolumeName:       volume,
+		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+	}
+}
+
+// createZonalVolume creates claim in the scenario's namespace and a CSI
+// PersistentVolume whose node affinity requires zone, each naming the
+// other (pre-bound both ways, as an operator restoring a StatefulSet's
+// volumes does). It returns the volume's name.
+func (s *scenario) createZonalVolume(claim, zone string) string {
+	s.t.Helper()
+	ctx := context.Background()
+	name := s.id + "-" + claim
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{scenarioLabel: s.id}},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			StorageClassName:              "",
+			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: s.ns, Name: claim},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+				Driver: "ebs.csi.aws.com", VolumeHandle: name,
+			}},
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: zoneLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}},
+			}}}},
+		},
+	}
+	if _, err := env.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		s.t.Fatalf("creating PersistentVolume %s: %v", name, err)
+	}
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: claim}, Spec: zonalClaimSpec(name)}
+	if _, err := env.client.CoreV1().PersistentVolumeClaims(s.ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+		s.t.Fatalf("creating PersistentVolumeClaim %s/%s: %v", s.ns, claim, err)
+	}
+	return name
+}
+
+// waitClaimsBound waits until the controller manager's PV controller has
+// bound want claims of the scenario's namespace (phase Bound, which it sets
+// after the bind-completed annotation the scheduler's VolumeBinding reads).
+func (s *scenario) waitClaimsBound(want int) {
+	s.t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		claims, err := env.client.CoreV1().PersistentVolumeClaims(s.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		bound := 0
+		for _, c := range claims.Items {
+			if c.Status.Phase == corev1.ClaimBound {
+				bound++
+			}
+		}
+		return bound == want, nil
+	})
+	if err != nil {
+		s.t.Fatalf("the PV controller did not bind the %d claims of %s: %v", want, s.ns, err)
+	}
+}
+
+// podZones maps each pod matching selector to the zone of its node ("" when
+// it is not bound).
+func (s *scenario) podZones(selector string) map[string]string {
+	s.t.Helper()
+	ctx := context.Background()
+	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		s.t.Fatalf("listing pods: %v", err)
+	}
+	zones := map[string]string{}
+	for _, p := range pods.Items {
+		zones[p.Name] = ""
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		node, err := env.client.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+		if err != nil {
+			s.t.Fatalf("getting node %s of pod %s: %v", p.Spec.NodeName, p.Name, err)
+		}
+		zones[p.Name] = node.Labels[zoneLabel]
+	}
+	return zones
+}
