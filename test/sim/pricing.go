@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -67,9 +68,17 @@ type groupRate struct {
 // expander then drops the option).
 type scenarioPricing struct {
 	rates    map[string]groupRate // group -> rate, priced groups only
-	names    []string             // every group name, longest first
+	names    map[string]bool      // every group name
 	provider *testcloudprovider.TestCloudProvider
+	// podRates memoizes PodPrice's per-hour minimum by the pod's CPU and
+	// memory request: CA's price expander prices every pod of every option,
+	// and the minimum over the groups reads nothing else of the pod.
+	podRates sync.Map // podRequest -> float64
 }
+
+// podRequest is the part of a pod PodPrice reads: its CPU (millicores) and
+// memory (bytes) requests.
+type podRequest struct{ cpu, mem int64 }
 
 // templateNamePrefixes are the name prefixes of nodes built from a group's
 // template: CA's sanitized templates and spreadscale's planned nodes.
@@ -78,9 +87,9 @@ var templateNamePrefixes = []string{"template-node-for-", "topology-spread-"}
 // newScenarioPricing builds the pricing model of s; provider (may be nil)
 // maps the nodes it knows to their groups.
 func newScenarioPricing(s Scenario, provider *testcloudprovider.TestCloudProvider) *scenarioPricing {
-	p := &scenarioPricing{rates: map[string]groupRate{}, provider: provider}
+	p := &scenarioPricing{rates: map[string]groupRate{}, names: map[string]bool{}, provider: provider}
 	for _, g := range s.NodeGroups {
-		p.names = append(p.names, g.Name)
+		p.names[g.Name] = true
 		if g.Price == nil {
 			continue
 		}
@@ -90,7 +99,6 @@ func newScenarioPricing(s Scenario, provider *testcloudprovider.TestCloudProvide
 		}
 		p.rates[g.Name] = groupRate{perHour: *g.Price, allocatable: alloc}
 	}
-	slices.SortStableFunc(p.names, func(a, b string) int { return len(b) - len(a) })
 	return p
 }
 
@@ -128,6 +136,17 @@ func (p *scenarioPricing) PodPrice(pod *apiv1.Pod, startTime, endTime time.Time)
 	if cpu <= 0 && mem <= 0 {
 		return 0, nil
 	}
+	key := podRequest{cpu, mem}
+	perHour, ok := p.podRates.Load(key)
+	if !ok {
+		perHour, _ = p.podRates.LoadOrStore(key, p.cheapestShare(cpu, mem))
+	}
+	return perHour.(float64) * hours(startTime, endTime), nil
+}
+
+// cheapestShare is the smallest dominant share of a node times the node's
+// price per hour over the groups with a positive Price (0 when none fits).
+func (p *scenarioPricing) cheapestShare(cpu, mem int64) float64 {
 	best, found := 0.0, false
 	for _, r := range p.rates {
 		if r.perHour <= 0 {
@@ -141,7 +160,7 @@ func (p *scenarioPricing) PodPrice(pod *apiv1.Pod, startTime, endTime time.Time)
 			best, found = c, true
 		}
 	}
-	return best * hours(startTime, endTime), nil
+	return best
 }
 
 // dominantShare is the larger of cpu (millicores) and mem (bytes) over
@@ -186,14 +205,19 @@ func (p *scenarioPricing) groupOf(node *apiv1.Node) (string, bool) {
 }
 
 // longestGroupPrefix returns the longest group name that is name or is
-// followed in name by "-".
+// followed in name by "-": name itself, then name cut before each "-" from
+// the right, looked up in the set of group names.
 func (p *scenarioPricing) longestGroupPrefix(name string) (string, bool) {
-	for _, g := range p.names {
-		if name == g || strings.HasPrefix(name, g+"-") {
-			return g, true
+	for prefix := name; ; {
+		if p.names[prefix] {
+			return prefix, true
 		}
+		i := strings.LastIndexByte(prefix, '-')
+		if i < 0 {
+			return "", false
+		}
+		prefix = prefix[:i]
 	}
-	return "", false
 }
 
 // clusterNodes is the node lister of the price expander's

@@ -108,9 +108,13 @@ func TestPodPrice(t *testing.T) {
 		{NewPod("", "mem", 100, 8*testGiB, nil), 0.03125},
 		{NewPod("", "nothing", 0, 0, nil), 0},
 	} {
-		got, err := model.PodPrice(tc.pod, now, now.Add(2*time.Hour))
-		if err != nil || math.Abs(got-2*tc.want) > 1e-12 {
-			t.Errorf("PodPrice(%s) over 2h = %v, %v; want %v", tc.pod.Name, got, err, 2*tc.want)
+		// Priced twice, over two spans: the second answer comes from the
+		// memo of per-hour rates and must scale with its own span.
+		for _, h := range []float64{2, 0.5} {
+			got, err := model.PodPrice(tc.pod, now, now.Add(time.Duration(h*float64(time.Hour))))
+			if err != nil || math.Abs(got-h*tc.want) > 1e-12 {
+				t.Errorf("PodPrice(%s) over %vh = %v, %v; want %v", tc.pod.Name, h, got, err, h*tc.want)
+			}
 		}
 	}
 }
