@@ -11,18 +11,23 @@ import (
 
 // BenchmarkPlanMultiKey plans n alike pods spread over zone and capacity
 // type (the TestCompletePlansZoneAndCapacityType layout, max size 1,000),
-// and the same pods spread over zone alone, which the shares do not
-// concern: the cost of planning by shares.
+// the same pods with a hostname constraint too (the shares per node, see
+// hostModel), and the same pods spread over zone alone, which the shares
+// do not concern: the cost of planning by shares.
 func BenchmarkPlanMultiKey(b *testing.B) {
 	groups := zoneCapacityGroups(1000)
 	for _, n := range []int{6, 60, 600} {
-		for _, keys := range [][]string{{keyZone, keyCapacity}, {keyZone}} {
+		for _, keys := range [][]string{{keyZone, keyCapacity}, {keyZone, keyCapacity, keyHost}, {keyZone}} {
 			var cons []v1.TopologySpreadConstraint
 			for _, k := range keys {
 				cons = append(cons, pcHard(k, 1, "web"))
 			}
 			pending := pcWeb(n, 1500, cons...)
-			b.Run(fmt.Sprintf("%dp_%dkeys", n, len(keys)), func(b *testing.B) {
+			name := fmt.Sprintf("%dp_%dkeys", n, len(keys))
+			if len(keys) == 3 {
+				name = fmt.Sprintf("%dp_2keys_hostname", n)
+			}
+			b.Run(name, func(b *testing.B) {
 				b.ReportAllocs()
 				placed := 0
 				for i := 0; i < b.N; i++ {

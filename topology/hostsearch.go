@@ -24,8 +24,9 @@ func (sp *shareProblem) hostSolve() (shareState, shareScore, []int, error) {
 		if sp.total(v) == sp.n {
 			continue
 		}
+		x := hm.combos(sp, v)
 		for q := range hm.slots {
-			if !sp.hostCanAdd(v, q) {
+			if !sp.hostCanAdd(v, x, q) {
 				continue
 			}
 			next := append(shareState(nil), v...)
@@ -35,7 +36,7 @@ func (sp *shareProblem) hostSolve() (shareState, shareScore, []int, error) {
 			if seen[k] {
 				continue
 			}
-			if len(seen) >= maxShareStates {
+			if len(seen) >= maxHostStates {
 				return nil, shareScore{}, nil, errShareSearchTooLarge
 			}
 			seen[k] = true
@@ -50,17 +51,27 @@ func (sp *shareProblem) hostSolve() (shareState, shareScore, []int, error) {
 		scores[t.key()] = sc
 	}
 	slices.SortStableFunc(cands, func(a, b shareState) int { return compareScores(scores[a.key()], scores[b.key()]) })
-	best, order, err := pickPlan(cands, sp.total, sp.hostFinalOrder, sp.hostRobust)
+	best, order, err := pickPlan(cands, maxHostStates, sp.total, sp.hostFinalOrder, sp.hostRobust)
 	if err != nil {
 		return nil, shareScore{}, nil, err
 	}
 	return best, scores[best.key()], order, nil
 }
 
+// maxHostStates bounds the per-node search, its orders and its robustness
+// checks (each vector holds a count per node, and each step looks at every
+// node); maxHostSlots bounds its nodes. Past either, the shares fall back
+// to pods per combo, a hostname constraint capping each node.
+const (
+	maxHostStates = 1 << 14
+	maxHostSlots  = 40
+)
+
 // hostCanAdd reports whether one more pod may go to slot q in the relaxed
-// view: the node has room, the node budget allows a new node, and no
-// constraint breaks with the domains and nodes that hold a pod (and q's).
-func (sp *shareProblem) hostCanAdd(v shareState, q int) bool {
+// view, with v placed (x per combo): the node has room, the node budget
+// allows a new node, and no constraint breaks with the domains and nodes
+// that hold a pod (and q's).
+func (sp *shareProblem) hostCanAdd(v, x shareState, q int) bool {
 	hm := sp.host
 	sl := &hm.slots[q]
 	if v[q] >= sl.room {
@@ -69,7 +80,6 @@ func (sp *shareProblem) hostCanAdd(v shareState, q int) bool {
 	if sl.kind == slotNew && v[q] == 0 && sp.nodeBudget >= 0 && hm.newNodes(v)+1 > sp.nodeBudget {
 		return false
 	}
-	x := hm.combos(sp, v)
 	for i := range sp.cons {
 		if _, _, broken := sp.breaksIn(i, x, x, sl.combo, false); broken {
 			return false
@@ -176,11 +186,11 @@ func (sp *shareProblem) hostRobust(t shareState, budget *int) bool {
 // binding order in the final view, and its order; among the candidates
 // with as many pods as that one, it prefers the first that also holds in
 // every order the scheduler may bind the pods (robust), when one does.
-// The orders share one budget of maxShareStates vectors, the robustness
-// checks another.
-func pickPlan(cands []shareState, total func(shareState) int,
+// The orders share one budget of limit vectors, the robustness checks
+// another.
+func pickPlan(cands []shareState, limit int, total func(shareState) int,
 	finalOrder func(shareState, *int) ([]int, bool), robust func(shareState, *int) bool) (shareState, []int, error) {
-	budget, robustBudget := maxShareStates, maxShareStates
+	budget, robustBudget := limit, limit
 	var first shareState
 	var firstOrder []int
 	for _, c := range cands {

@@ -63,10 +63,11 @@ type hostModel struct {
 	segs [][2]int
 }
 
-// buildHostModel returns the per-node model of class c's pods of request
-// req, nil when the spread has no hostname constraint or the model does
-// not apply (a zero-or-max group, which adds nodes that stay empty, or two
-// nodes with one hostname): the shares then cap each node instead.
+// buildHostModel returns the per-node model of class c's pods, nil when the
+// spread has no hostname constraint or the model does not apply (a
+// zero-or-max group, which adds nodes that stay empty, two nodes with one
+// hostname, more than maxHostSlots nodes): the shares then cap each node
+// instead.
 func (p *planner) buildHostModel(c *class, pod *v1.Pod, sp *shareProblem, realized *Counts) *hostModel {
 	s := c.spread
 	hm := &hostModel{}
@@ -116,7 +117,7 @@ func (p *planner) buildHostModel(c *class, pod *v1.Pod, sp *shareProblem, realiz
 			return nil
 		}
 	}
-	if !hm.addNewSlots(sp) {
+	if !hm.addNewSlots(sp) || len(hm.slots) > maxHostSlots {
 		return nil
 	}
 	for k, i := range hostIdx {

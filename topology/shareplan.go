@@ -20,7 +20,9 @@ func (sp *shareProblem) solveAny() (shareState, shareScore, []int, error) {
 	}
 	t, score, order, err := sp.hostSolve()
 	if err != nil {
-		return nil, shareScore{}, nil, err
+		// Too large per node: per combo, each node capped.
+		sp.host = nil
+		return sp.solve()
 	}
 	return sp.host.combos(sp, t), score, order, nil
 }

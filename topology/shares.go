@@ -190,7 +190,7 @@ func (sp *shareProblem) solve() (shareState, shareScore, []int, error) {
 		scores[c.key()] = sp.score(c)
 	}
 	slices.SortStableFunc(candidates, func(a, b shareState) int { return compareScores(scores[a.key()], scores[b.key()]) })
-	best, order, err := pickPlan(candidates, sp.total, sp.finalOrder, sp.comboRobust)
+	best, order, err := pickPlan(candidates, maxShareStates, sp.total, sp.finalOrder, sp.comboRobust)
 	if err != nil {
 		return nil, shareScore{}, nil, err
 	}
