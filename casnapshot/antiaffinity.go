@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	"slices"
@@ -135,6 +135,12 @@ func (a *antiTerms) clone() antiTerms {
 	}
 	return out
 }
+
+// AntiAffinityReaches reports whether a required pod anti-affinity term of
+// a pod in the cluster (bound or planned so far) may match pod on a node
+// other than the term's own pod's (antiTerms.reaches): the filters then
+// read more of the cluster than the node pod is checked on.
+func (c *Cluster) AntiAffinityReaches(pod *apiv1.Pod) bool { return c.anti.reaches(pod) }
 
 // snapshotAntiTerms returns the terms of the pods in snap (every pod
 // matched when snap cannot tell).

@@ -1,4 +1,10 @@
-package estimator
+// Package casnapshot is the one implementation of topology.Cluster: the
+// planner's view of cluster-autoscaler's ClusterSnapshot, where the real
+// scheduler framework's filters check every placement. It holds the node
+// views node-local pods are checked on, the pods whose addition to the
+// snapshot is deferred, the shared PreFilter outcomes and the per-group
+// probe nodes.
+package casnapshot
 
 import (
 	"fmt"
@@ -11,12 +17,12 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// plannedNodeName names the planner's nodes inside CA's snapshot.
-func plannedNodeName(group string, n int) string {
+// PlannedNodeName names the planner's nodes inside CA's snapshot.
+func PlannedNodeName(group string, n int) string {
 	return fmt.Sprintf("topology-spread-%s-%d", group, n)
 }
 
-// snapshotCluster is topology.Cluster over CA's ClusterSnapshot: the real
+// Cluster is topology.Cluster over CA's ClusterSnapshot: the real
 // scheduler framework filters on the real and upcoming nodes plus the nodes
 // planned so far, each built from its group's sanitized template NodeInfo
 // (daemon set pods included).
@@ -29,7 +35,7 @@ func plannedNodeName(group string, n int) string {
 // double-check the plan, at the price of its PreFilter recounting every
 // matching pod on every node of the cluster for every check — the
 // planner's dominant cost on large clusters.
-type snapshotCluster struct {
+type Cluster struct {
 	snap      clustersnapshot.ClusterSnapshot
 	templates map[string]*framework.NodeInfo
 	// copies holds the filtered copy of each pod checked so far.
@@ -51,11 +57,11 @@ type snapshotCluster struct {
 	pre, alone *preFilters
 }
 
-// newSnapshotCluster returns the Cluster over snap; fw, CA's framework
+// New returns the Cluster over snap; fw, CA's framework
 // handle, enables checks on node views (nil: every check runs on snap).
-func newSnapshotCluster(snap clustersnapshot.ClusterSnapshot, templates map[string]*framework.NodeInfo, fw *framework.Handle) *snapshotCluster {
+func New(snap clustersnapshot.ClusterSnapshot, templates map[string]*framework.NodeInfo, fw *framework.Handle) *Cluster {
 	anti := snapshotAntiTerms(snap)
-	c := &snapshotCluster{snap: snap, templates: templates, views: newNodeViews(fw), anti: anti.clone(), initialAnti: anti}
+	c := &Cluster{snap: snap, templates: templates, views: newNodeViews(fw), anti: anti.clone(), initialAnti: anti}
 	if fw != nil {
 		c.pre, c.alone = &preFilters{fw: fw}, &preFilters{fw: fw}
 	}
@@ -71,7 +77,7 @@ var placeholderSpread = []apiv1.TopologySpreadConstraint{{
 }}
 
 // filtered returns WithoutSpreadFilter(pod), one copy per pod.
-func (c *snapshotCluster) filtered(pod *apiv1.Pod) *apiv1.Pod {
+func (c *Cluster) filtered(pod *apiv1.Pod) *apiv1.Pod {
 	if cp, ok := c.copies[pod]; ok {
 		return cp
 	}
@@ -97,7 +103,7 @@ func WithoutSpreadFilter(pod *apiv1.Pod) *apiv1.Pod {
 	return &cp
 }
 
-func (c *snapshotCluster) nodeInfo(group string, node *apiv1.Node) (*framework.NodeInfo, error) {
+func (c *Cluster) nodeInfo(group string, node *apiv1.Node) (*framework.NodeInfo, error) {
 	t, ok := c.templates[group]
 	if !ok {
 		return nil, fmt.Errorf("no template for node group %s", group)
@@ -113,7 +119,7 @@ func (c *snapshotCluster) nodeInfo(group string, node *apiv1.Node) (*framework.N
 	return ni, nil
 }
 
-func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error {
+func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error {
 	if c.checksLocally(pod) {
 		v, err := c.newNodeView(group, node)
 		if err != nil {
@@ -139,7 +145,7 @@ func (c *snapshotCluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Nod
 	return asError(c.snap.CheckPredicates(c.filtered(pod), node.Name))
 }
 
-func (c *snapshotCluster) Check(pod *apiv1.Pod, nodeName string) error {
+func (c *Cluster) Check(pod *apiv1.Pod, nodeName string) error {
 	if c.checksLocally(pod) {
 		v, err := c.view(nodeName)
 		if err != nil {
@@ -167,7 +173,7 @@ func (c *snapshotCluster) Check(pod *apiv1.Pod, nodeName string) error {
 }
 
 // checkView checks pod on the view v of the named node.
-func (c *snapshotCluster) checkView(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, nodeName string) error {
+func (c *Cluster) checkView(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, nodeName string) error {
 	if !c.isAlone(pod) {
 		return asError(v.CheckPredicates(c.filtered(pod), nodeName))
 	}
@@ -185,17 +191,17 @@ func (c *snapshotCluster) checkView(v clustersnapshot.ClusterSnapshot, pod *apiv
 // PreFilters read the pod alone (it has no volume or resource claim), so
 // the outcome of one PreFilter serves its checks on every node and view,
 // whatever changes between them.
-func (c *snapshotCluster) isAlone(pod *apiv1.Pod) bool {
+func (c *Cluster) isAlone(pod *apiv1.Pod) bool {
 	return c.alone != nil && !topology.HasRequiredPodAffinity(pod) && !topology.HasRequiredPodAntiAffinity(pod) &&
 		c.local(pod) && !c.anti.touches(pod)
 }
 
 // sharesPreFilter reports whether a check of pod on snap goes through pre.
-func (c *snapshotCluster) sharesPreFilter(pod *apiv1.Pod) bool {
+func (c *Cluster) sharesPreFilter(pod *apiv1.Pod) bool {
 	return c.pre != nil && sharedPreFilter(pod)
 }
 
-func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
+func (c *Cluster) AddNode(group string, node *apiv1.Node) error {
 	ni, err := c.nodeInfo(group, node)
 	if err != nil {
 		return err
@@ -207,7 +213,7 @@ func (c *snapshotCluster) AddNode(group string, node *apiv1.Node) error {
 
 // AddPod binds pod to the named node: at once when other nodes' checks may
 // read it, else when a check reads the node (see deferredPods).
-func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
+func (c *Cluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 	c.views.addPod(pod, nodeName)
 	c.anti.addPod(pod)
 	if !c.local(pod) {
@@ -223,7 +229,7 @@ func (c *snapshotCluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 
 // Reset reverts the snapshot to the fork the planner was started on and
 // forks it again.
-func (c *snapshotCluster) Reset() error {
+func (c *Cluster) Reset() error {
 	c.deferred.clear()
 	c.views.clear()
 	c.anti = c.initialAnti.clone()

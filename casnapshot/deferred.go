@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	apiv1 "k8s.io/api/core/v1"
@@ -20,7 +20,7 @@ import (
 // pods' required anti-affinity), VolumeRestrictions, VolumeBinding and
 // VolumeZone (persistent volume claims), DynamicResources (resource
 // claims). PodTopologySpread, the remaining one, is not run (see
-// snapshotCluster). A pod that is not node-local itself is added at once.
+// Cluster). A pod that is not node-local itself is added at once.
 // With CA's framework handle, node-local pods are checked on node views
 // instead (nodeViews), and deferred pods reach CA's snapshot only before a
 // check that reads the whole cluster.
@@ -63,7 +63,7 @@ func antiAffinityOnHostsOnly(pod *apiv1.Pod) bool {
 }
 
 // local is nodeLocal for the cluster's hostnames.
-func (c *snapshotCluster) local(pod *apiv1.Pod) bool {
+func (c *Cluster) local(pod *apiv1.Pod) bool {
 	return nodeLocal(pod, c.anti.hostsUnique)
 }
 
@@ -92,7 +92,7 @@ func (d *deferredPods) clear() {
 }
 
 // flushNode adds the pods deferred on node to the snapshot.
-func (c *snapshotCluster) flushNode(node string) error {
+func (c *Cluster) flushNode(node string) error {
 	pods := c.deferred.take(node)
 	if len(pods) > 0 {
 		c.pre.changed()
@@ -106,7 +106,7 @@ func (c *snapshotCluster) flushNode(node string) error {
 }
 
 // flushAll adds every deferred pod to the snapshot.
-func (c *snapshotCluster) flushAll() error {
+func (c *Cluster) flushAll() error {
 	if c.deferred.count == 0 {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (c *snapshotCluster) flushAll() error {
 
 // flushFor adds the deferred pods a check of pod on node reads: those of
 // node for a node-local pod, every one otherwise.
-func (c *snapshotCluster) flushFor(pod *apiv1.Pod, node string) error {
+func (c *Cluster) flushFor(pod *apiv1.Pod, node string) error {
 	if c.local(pod) {
 		return c.flushNode(node)
 	}

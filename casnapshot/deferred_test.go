@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	"testing"
@@ -12,10 +12,10 @@ import (
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 )
 
-// deferredCluster is a snapshotCluster over CA's test snapshot with three
+// deferredCluster is a Cluster over CA's test snapshot with three
 // empty 2-CPU nodes: n1 and n2 in zone a, n3 in zone b. The snapshot is
 // forked, as PlanLoop forks it before planning, so that Reset can revert.
-func deferredCluster(t *testing.T) *snapshotCluster {
+func deferredCluster(t *testing.T) *Cluster {
 	t.Helper()
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
 	for _, n := range []struct{ name, zone string }{{"n1", "a"}, {"n2", "a"}, {"n3", "b"}} {
@@ -26,11 +26,11 @@ func deferredCluster(t *testing.T) *snapshotCluster {
 		require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(node, nil)))
 	}
 	snap.Fork()
-	return &snapshotCluster{snap: snap, templates: map[string]*framework.NodeInfo{}}
+	return &Cluster{snap: snap, templates: map[string]*framework.NodeInfo{}}
 }
 
 // podsOn returns the names of the pods CA's snapshot holds on node.
-func podsOn(t *testing.T, c *snapshotCluster, node string) []string {
+func podsOn(t *testing.T, c *Cluster, node string) []string {
 	t.Helper()
 	ni, err := c.snap.NodeInfos().Get(node)
 	require.NoError(t, err)
@@ -172,12 +172,12 @@ func TestDeferredPodWaitsWhileOtherNodesAreChecked(t *testing.T) {
 func TestNonNodeLocalCheckFlushesEveryDeferredPod(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		act  func(c *snapshotCluster) error
+		act  func(c *Cluster) error
 	}{
-		{"check of an anti-affine pod", func(c *snapshotCluster) error {
+		{"check of an anti-affine pod", func(c *Cluster) error {
 			return c.Check(antiAffine("anti", apiv1.LabelHostname), "n2")
 		}},
-		{"binding of an anti-affine pod", func(c *snapshotCluster) error {
+		{"binding of an anti-affine pod", func(c *Cluster) error {
 			return c.AddPod(antiAffine("anti", apiv1.LabelHostname), "n2")
 		}},
 	} {

@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 // the cluster's nodes.
 type preFilters struct {
 	fw *framework.Handle
-	// version counts the changes of CA's snapshot (see snapshotCluster).
+	// version counts the changes of CA's snapshot (see Cluster).
 	version uint64
 
 	pod      *apiv1.Pod

@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// podsPerNode returns how many pods like pod one new node of g holds, at
+// PodsPerNode returns how many pods like pod one new node of g holds, at
 // most limit: pods are added to an empty template node of g while the
 // scheduler filters (all but the spread, as for every check) pass, then the
 // count is capped by the pod's hostCap. It is the "node count and pods" of
@@ -22,7 +22,7 @@ import (
 // (see firstFits); a pod that checksLocally is then probed on a snapshot
 // holding the new node alone, which decides the same (see nodeViews),
 // others on a fork of CA's snapshot.
-func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap int) int {
+func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap int) int {
 	if hostCap >= 0 {
 		limit = min(limit, hostCap)
 	}
@@ -86,7 +86,7 @@ func (c *snapshotCluster) podsPerNode(pod *apiv1.Pod, g *topology.Group, limit, 
 // probeNode returns the probe node of group g ("topology-spread-probe-<g>",
 // from its template, with the template's pods), built once per group:
 // checks only read it.
-func (c *snapshotCluster) probeNode(g *topology.Group) (*framework.NodeInfo, error) {
+func (c *Cluster) probeNode(g *topology.Group) (*framework.NodeInfo, error) {
 	if ni, ok := c.probes[g.Name]; ok {
 		return ni, nil
 	}
@@ -107,7 +107,7 @@ func (c *snapshotCluster) probeNode(g *topology.Group) (*framework.NodeInfo, err
 // pod that shares CA's snapshot's PreFilter when the node holds no pod (an
 // empty node changes no PreFilter count, see preFilters). decided is false
 // for the other pods.
-func (c *snapshotCluster) firstFits(pod *apiv1.Pod, probe *framework.NodeInfo, local bool) (fits, decided bool) {
+func (c *Cluster) firstFits(pod *apiv1.Pod, probe *framework.NodeInfo, local bool) (fits, decided bool) {
 	base := c.filtered(pod)
 	switch {
 	case local && c.isAlone(pod):

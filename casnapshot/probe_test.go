@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	"fmt"
@@ -28,8 +28,8 @@ func TestPodsPerNodeDecidesAsCASnapshot(t *testing.T) {
 		for _, pod := range viewsPods() {
 			for name, g := range groups {
 				for _, limit := range []int{1, 3} {
-					want := plain.podsPerNode(pod, g, limit, -1)
-					got := fast.podsPerNode(pod, g, limit, -1)
+					want := plain.PodsPerNode(pod, g, limit, -1)
+					got := fast.PodsPerNode(pod, g, limit, -1)
 					assert.Equal(t, want, got, "%s: %s on %s, limit %d", stage, pod.Name, name, limit)
 				}
 			}
@@ -49,8 +49,8 @@ func TestPodsPerNodeDecidesAsCASnapshot(t *testing.T) {
 		require.NoError(t, plain.AddPod(pod, bind.node))
 		probeAll("after " + pod.Name)
 	}
-	assert.Equal(t, 0, fast.podsPerNode(antiAffine("x-anti", apiv1.LabelTopologyZone), groups["g-a"], 3, -1),
+	assert.Equal(t, 0, fast.PodsPerNode(antiAffine("x-anti", apiv1.LabelTopologyZone), groups["g-a"], 3, -1),
 		"zone a holds a zone-anti-affine pod labelled app=x")
-	assert.Equal(t, 1, fast.podsPerNode(antiAffine("h-anti", apiv1.LabelHostname), groups["g-b"], 3, -1),
+	assert.Equal(t, 1, fast.PodsPerNode(antiAffine("h-anti", apiv1.LabelHostname), groups["g-b"], 3, -1),
 		"one hostname-anti-affine pod per new node")
 }

@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	apiv1 "k8s.io/api/core/v1"
@@ -113,13 +113,13 @@ func (v *nodeViews) addPod(pod *apiv1.Pod, node string) {
 // shared PreFilter (see preFilters): its PreFilter on a view reads the
 // view's pods, so checking it on each of a thousand views runs a thousand
 // PreFilters, where the shared one runs once per pod and change.
-func (c *snapshotCluster) checksLocally(pod *apiv1.Pod) bool {
+func (c *Cluster) checksLocally(pod *apiv1.Pod) bool {
 	return c.views != nil && c.local(pod) && !topology.HasRequiredPodAntiAffinity(pod) && !c.anti.reaches(pod)
 }
 
 // view returns the view of an existing or planned node, created from CA's
 // snapshot and the pods deferred on the node when the node has none yet.
-func (c *snapshotCluster) view(node string) (clustersnapshot.ClusterSnapshot, error) {
+func (c *Cluster) view(node string) (clustersnapshot.ClusterSnapshot, error) {
 	if nv, ok := c.views.byNode[node]; ok {
 		return nv.synced(node)
 	}
@@ -133,7 +133,7 @@ func (c *snapshotCluster) view(node string) (clustersnapshot.ClusterSnapshot, er
 // newNodeView returns the view of node, a new node of group that is not in
 // the cluster yet: the group's template. It is kept for the node, which
 // holds no pod until the planner adds it.
-func (c *snapshotCluster) newNodeView(group string, node *apiv1.Node) (clustersnapshot.ClusterSnapshot, error) {
+func (c *Cluster) newNodeView(group string, node *apiv1.Node) (clustersnapshot.ClusterSnapshot, error) {
 	if nv, ok := c.views.byNode[node.Name]; ok {
 		return nv.synced(node.Name)
 	}

@@ -1,4 +1,4 @@
-package estimator
+package casnapshot
 
 import (
 	"fmt"
@@ -31,11 +31,11 @@ func withHostPort(pod *apiv1.Pod) *apiv1.Pod {
 	return pod
 }
 
-// viewsCluster is a snapshotCluster over a fresh test snapshot holding
+// viewsCluster is a Cluster over a fresh test snapshot holding
 // three existing nodes — n1 with a host-port pod, n2 tainted, n3 empty —
 // and two groups, g-a (zone a) and g-b (zone b, with a host-port daemon
 // pod on its template); fw enables the node views.
-func viewsCluster(t *testing.T, fw *framework.Handle) *snapshotCluster {
+func viewsCluster(t *testing.T, fw *framework.Handle) *Cluster {
 	t.Helper()
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
 	n1, n2, n3 := viewsNode("n1", "a"), viewsNode("n2", "a"), viewsNode("n3", "b")
@@ -51,7 +51,7 @@ func viewsCluster(t *testing.T, fw *framework.Handle) *snapshotCluster {
 		"g-b": framework.NewNodeInfo(viewsNode("g-b-template", "b"), nil, framework.NewPodInfo(ds, nil)),
 	}
 	snap.Fork()
-	return newSnapshotCluster(snap, templates, fw)
+	return New(snap, templates, fw)
 }
 
 // viewsPods are pods the filters treat differently: sizes, a
@@ -177,15 +177,15 @@ func TestNodeViewsStepAsideWhereAnAntiAffinityTermReaches(t *testing.T) {
 	anti := antiAffine("existing-anti", apiv1.LabelTopologyZone)
 	anti.Spec.NodeName = "n1"
 	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(viewsNode("n1", "a"), nil, framework.NewPodInfo(anti, nil))))
-	assert.False(t, newSnapshotCluster(snap, nil, fw).checksLocally(x), "an existing zone anti-affine pod")
-	assert.True(t, newSnapshotCluster(snap, nil, fw).checksLocally(plain))
+	assert.False(t, New(snap, nil, fw).checksLocally(x), "an existing zone anti-affine pod")
+	assert.True(t, New(snap, nil, fw).checksLocally(plain))
 
 	twins := testsnapshot.NewTestSnapshotOrDie(t)
 	a, b := viewsNode("a", "a"), viewsNode("b", "b")
 	b.Labels[apiv1.LabelHostname] = "a"
 	require.NoError(t, twins.AddNodeInfo(framework.NewNodeInfo(a, nil)))
 	require.NoError(t, twins.AddNodeInfo(framework.NewNodeInfo(b, nil)))
-	tc := newSnapshotCluster(twins, nil, fw)
+	tc := New(twins, nil, fw)
 	assert.False(t, tc.checksLocally(antiAffine("host-anti", apiv1.LabelHostname)), "two nodes share a hostname")
 	require.NoError(t, tc.AddPod(antiAffine("host-anti", apiv1.LabelHostname), "a"))
 	assert.False(t, tc.checksLocally(x), "the hostname term reaches node b too")

@@ -1,12 +1,11 @@
 // Package estimator is spreadscale's cluster-autoscaler estimator
-// (--estimator=topology-spread) and the per-loop scale-up plan it shares with
-// the expander filter and the balancing processor.
+// (--estimator=topology-spread).
 //
 // Stock CA estimates one node group at a time with only that group's
 // template in its snapshot, so a zone held by a group at size zero is
 // invisible and a zonal spread workload is capped at about maxSkew pods per
-// group and loop. Here the plan is computed once per loop, by PlanLoop over
-// every scalable group's template, before CA evaluates any group; the
+// group and loop. Here the loop's plan is computed once, by plan.PlanLoop
+// over every scalable group's template, before CA evaluates any group; the
 // estimate of a group the plan scales is read from it.
 package estimator
 
@@ -16,10 +15,9 @@ import (
 	caestimator "k8s.io/autoscaler/cluster-autoscaler/estimator"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
-)
 
-// Name is the estimator's --estimator name.
-const Name = "topology-spread"
+	"github.com/spreadscale/spreadscale/plan"
+)
 
 var _ caestimator.Estimator = &spreadEstimator{}
 
@@ -29,21 +27,21 @@ var _ caestimator.Estimator = &spreadEstimator{}
 // pods it places. Without a plan (no pending DoNotSchedule pod), and for
 // every group the plan does not scale, fallback (CA's binpacking estimator)
 // estimates unchanged.
-func NewBuilder(current *Current, fallback caestimator.EstimatorBuilder) caestimator.EstimatorBuilder {
+func NewBuilder(current *plan.Current, fallback caestimator.EstimatorBuilder) caestimator.EstimatorBuilder {
 	return func(snap clustersnapshot.ClusterSnapshot, ctx caestimator.EstimationContext) caestimator.Estimator {
 		return &spreadEstimator{current: current, fallback: fallback(snap, ctx)}
 	}
 }
 
 type spreadEstimator struct {
-	current  *Current
+	current  *plan.Current
 	fallback caestimator.Estimator
 }
 
 // Estimate implements estimator.Estimator.
 func (e *spreadEstimator) Estimate(groups []caestimator.PodEquivalenceGroup, template *framework.NodeInfo, ng cloudprovider.NodeGroup) (int, []*apiv1.Pod) {
-	if plan := e.current.Get(); plan.Includes(ng.Id()) {
-		return plan.TotalNewNodes(), plan.Placed()
+	if lp := e.current.Get(); lp.Includes(ng.Id()) {
+		return lp.TotalNewNodes(), lp.Placed()
 	}
 	return e.fallback.Estimate(groups, template, ng)
 }

@@ -9,25 +9,22 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 )
-
-// Name is the filter's --expander name (and the estimator's).
-const Name = estimator.Name
 
 var _ caexpander.Filter = &filter{}
 
 // filter keeps the option that executes the loop's plan.
 type filter struct {
-	current *estimator.Current
+	current *plan.Current
 }
 
 // NewFilter returns the topology-spread filter over the loop's plan.
-func NewFilter(current *estimator.Current) caexpander.Filter { return &filter{current: current} }
+func NewFilter(current *plan.Current) caexpander.Filter { return &filter{current: current} }
 
-// Register registers the filter under Name in f.
-func Register(f *factory.Factory, current *estimator.Current) {
-	f.RegisterFilter(Name, func() caexpander.Filter { return NewFilter(current) })
+// Register registers the filter under plan.Name in f.
+func Register(f *factory.Factory, current *plan.Current) {
+	f.RegisterFilter(plan.Name, func() caexpander.Filter { return NewFilter(current) })
 }
 
 // BestOptions implements expander.Filter. Without a plan (no pending pod has

@@ -12,7 +12,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -27,14 +27,14 @@ func groups(ids ...string) map[string]cloudprovider.NodeGroup {
 	return out
 }
 
-func planOf(newNodes map[string]int, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *estimator.LoopPlan {
+func planOf(newNodes map[string]int, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *plan.LoopPlan {
 	p := &topology.Plan{NewNodes: newNodes}
 	for g, n := range newNodes {
 		for i := 0; i < n; i++ {
 			p.Nodes = append(p.Nodes, &topology.PlannedNode{Name: g, Group: g})
 		}
 	}
-	return estimator.NewLoopPlan(p, byID, capTotal)
+	return plan.NewLoopPlan(p, byID, capTotal)
 }
 
 func options(byID map[string]cloudprovider.NodeGroup, ids ...string) []caexpander.Option {
@@ -58,7 +58,7 @@ func TestFilter(t *testing.T) {
 	all := options(byID, "ng-a", "ng-b", "ng-c", "ng-d")
 	cases := []struct {
 		name string
-		plan *estimator.LoopPlan
+		plan *plan.LoopPlan
 		opts []caexpander.Option
 		want []string
 	}{
@@ -78,7 +78,7 @@ func TestFilter(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			current := &estimator.Current{}
+			current := &plan.Current{}
 			current.Set(c.plan)
 			got := NewFilter(current).BestOptions(c.opts, nil)
 			assert.Equal(t, c.want, ids(got))

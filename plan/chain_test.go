@@ -1,4 +1,4 @@
-package estimator
+package plan
 
 import (
 	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"

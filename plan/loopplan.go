@@ -1,4 +1,4 @@
-package estimator
+package plan
 
 import (
 	"sort"

@@ -1,4 +1,4 @@
-package estimator
+package plan
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
+	"github.com/spreadscale/spreadscale/casnapshot"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -87,7 +88,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cluster := newSnapshotCluster(in.Snapshot, templates, in.Framework)
+	cluster := casnapshot.New(in.Snapshot, templates, in.Framework)
 	in.Snapshot.Fork()
 	defer in.Snapshot.Revert()
 
@@ -97,7 +98,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 		Defaults: in.Defaults,
 		Limits:   limits(in),
 		Cluster:  cluster,
-		NodeName: plannedNodeName,
+		NodeName: casnapshot.PlannedNodeName,
 		Facts:    topology.NewPodFacts(),
 	}
 	r := newRanking(u.Groups, in, byID, templates, cluster, req.Facts)

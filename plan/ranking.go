@@ -1,4 +1,4 @@
-package estimator
+package plan
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
+	"github.com/spreadscale/spreadscale/casnapshot"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -35,7 +36,7 @@ type ranking struct {
 	chooser    caexpander.Strategy
 	nodeGroups map[string]cloudprovider.NodeGroup
 	templates  map[string]*framework.NodeInfo
-	cluster    *snapshotCluster
+	cluster    *casnapshot.Cluster
 	facts      *topology.PodFacts
 
 	// position of each group inside its domain, per class (from choose).
@@ -80,7 +81,7 @@ type shapeProbeKey struct {
 	limit int
 }
 
-func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *snapshotCluster, facts *topology.PodFacts) *ranking {
+func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *topology.PodFacts) *ranking {
 	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
 		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]int{},
@@ -301,7 +302,7 @@ func (r *ranking) option(class topology.ClassKey, exemplar *apiv1.Pod, g *topolo
 func (r *ranking) probe(class topology.ClassKey, exemplar *apiv1.Pod, g *topology.Group, limit int) int {
 	shape, shaped := r.classShape(class, exemplar)
 	if !shaped {
-		return r.cluster.podsPerNode(exemplar, g, limit, hostCap(exemplar, r.defaults))
+		return r.cluster.PodsPerNode(exemplar, g, limit, hostCap(exemplar, r.defaults))
 	}
 	if shape.hostCap >= 0 {
 		limit = min(limit, shape.hostCap)
@@ -310,7 +311,7 @@ func (r *ranking) probe(class topology.ClassKey, exemplar *apiv1.Pod, g *topolog
 	if per, ok := r.shapeProbes[key]; ok {
 		return per
 	}
-	per := r.cluster.podsPerNode(exemplar, g, limit, shape.hostCap)
+	per := r.cluster.PodsPerNode(exemplar, g, limit, shape.hostCap)
 	r.shapeProbes[key] = per
 	return per
 }

@@ -1,9 +1,10 @@
-package estimator
+package plan
 
 import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/spreadscale/spreadscale/casnapshot"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -36,15 +37,15 @@ func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 		return podShape{}, false
 	}
 	shape := podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults)}
-	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) || r.cluster.anti.reaches(pod) {
+	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) || r.cluster.AntiAffinityReaches(pod) {
 		shape.labels = labels.Set(pod.Labels).String()
 	}
 	return shape, true
 }
 
-// filteredSpec is the encoding of WithoutSpreadFilter(pod)'s spec.
+// filteredSpec is the encoding of casnapshot.WithoutSpreadFilter(pod)'s spec.
 func filteredSpec(pod *apiv1.Pod) (string, bool) {
-	b, err := WithoutSpreadFilter(pod).Spec.Marshal()
+	b, err := casnapshot.WithoutSpreadFilter(pod).Spec.Marshal()
 	return string(b), err == nil
 }
 

@@ -1,4 +1,4 @@
-package estimator
+package plan
 
 import (
 	"fmt"
@@ -17,6 +17,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
+	"github.com/spreadscale/spreadscale/casnapshot"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -270,7 +271,8 @@ func podAffine(app string, i int) *apiv1.Pod {
 
 func TestShapeOf(t *testing.T) {
 	base := deployment("app0", 1, 500)[0]
-	cluster := &snapshotCluster{anti: antiTerms{hostsUnique: true}}
+	// An empty cluster: unique hostnames, no anti-affinity term.
+	cluster := casnapshot.New(testsnapshot.NewTestSnapshotOrDie(t), nil, nil)
 	baseShape, ok := (&ranking{byShape: true, cluster: cluster}).shapeOf(base)
 	require.True(t, ok)
 	require.Equal(t, 1, baseShape.hostCap)

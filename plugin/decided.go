@@ -4,7 +4,8 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/casnapshot"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -18,7 +19,7 @@ import (
 // 5,000 nodes that is most of a decision's time. For the pods the plan
 // places, the spread is already decided, with the plugin's own rule and
 // over every group at once, so that count only repeats it. Those pods are
-// handed to CA as estimator.WithoutSpreadFilter copies: CA still runs every
+// handed to CA as casnapshot.WithoutSpreadFilter copies: CA still runs every
 // other filter on them (resources, affinity, taints, volumes) and builds
 // its options and status from them, and restore puts the original pods
 // back into the status. The pods the plan does not place are handed over
@@ -51,11 +52,11 @@ type alikeKey struct {
 	placed bool
 }
 
-// decide returns the pending pods as CA evaluates them under plan; collapse
+// decide returns the pending pods as CA evaluates them under lp; collapse
 // hands over one pod of each set of alike pods.
-func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.Defaults, collapse bool) decidedPods {
+func decide(lp *plan.LoopPlan, pending []*apiv1.Pod, defaults *topology.Defaults, collapse bool) decidedPods {
 	d := decidedPods{evaluated: pending}
-	placed := plan.Placed()
+	placed := lp.Placed()
 	if len(placed) == 0 && !collapse {
 		return d
 	}
@@ -63,7 +64,7 @@ func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.D
 	for _, pod := range placed {
 		isPlaced[pod] = true
 	}
-	facts := plan.Facts()
+	facts := lp.Facts()
 	first := map[alikeKey]*apiv1.Pod{}
 	d.evaluated = make([]*apiv1.Pod, 0, len(pending))
 	d.original = map[*apiv1.Pod]*apiv1.Pod{}
@@ -78,8 +79,8 @@ func decide(plan *estimator.LoopPlan, pending []*apiv1.Pod, defaults *topology.D
 			first[key] = pod
 		}
 		handed := pod
-		if isPlaced[pod] && estimator.HasHard(pod, defaults) {
-			handed = estimator.WithoutSpreadFilter(pod)
+		if isPlaced[pod] && plan.HasHard(pod, defaults) {
+			handed = casnapshot.WithoutSpreadFilter(pod)
 			d.original[handed] = pod
 		}
 		d.evaluated = append(d.evaluated, handed)

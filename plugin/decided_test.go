@@ -14,7 +14,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -44,12 +44,12 @@ func zoneDefaults() *topology.Defaults {
 }
 
 // placing is a loop plan that places the given pods on one new node of ng.
-func placing(pods ...*apiv1.Pod) *estimator.LoopPlan {
-	plan := &topology.Plan{NewNodes: map[string]int{"ng": 1}}
+func placing(pods ...*apiv1.Pod) *plan.LoopPlan {
+	tp := &topology.Plan{NewNodes: map[string]int{"ng": 1}}
 	for _, p := range pods {
-		plan.Placements = append(plan.Placements, topology.Placement{Pod: p, Node: "ng-new-1", Group: "ng", NewNode: true})
+		tp.Placements = append(tp.Placements, topology.Placement{Pod: p, Node: "ng-new-1", Group: "ng", NewNode: true})
 	}
-	return estimator.NewLoopPlan(plan, map[string]cloudprovider.NodeGroup{}, nil)
+	return plan.NewLoopPlan(tp, map[string]cloudprovider.NodeGroup{}, nil)
 }
 
 func TestDecideCopiesOnlyPlacedPodsWithAHardConstraint(t *testing.T) {
@@ -60,7 +60,7 @@ func TestDecideCopiesOnlyPlacedPodsWithAHardConstraint(t *testing.T) {
 	byDefault := spreadPod("by-default", "def", "")
 	noSelector := spreadPod("no-selector", "other", "")
 	pending := []*apiv1.Pod{hard, soft, plain, unplaced, byDefault, noSelector}
-	plan := placing(hard, soft, plain, byDefault, noSelector)
+	lp := placing(hard, soft, plain, byDefault, noSelector)
 
 	for _, tc := range []struct {
 		name     string
@@ -71,7 +71,7 @@ func TestDecideCopiesOnlyPlacedPodsWithAHardConstraint(t *testing.T) {
 		{"with DoNotSchedule cluster defaults", zoneDefaults(), map[string]bool{"hard": true, "by-default": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decide(plan, pending, tc.defaults, false)
+			d := decide(lp, pending, tc.defaults, false)
 			require.Len(t, d.evaluated, len(pending))
 			assert.Len(t, d.original, len(tc.copied))
 			for i, pod := range pending {
@@ -102,7 +102,7 @@ func TestDecideWithoutCopies(t *testing.T) {
 	pending := []*apiv1.Pod{hard, plain}
 	for _, tc := range []struct {
 		name string
-		plan *estimator.LoopPlan
+		plan *plan.LoopPlan
 	}{
 		{"no plan", nil},
 		{"a plan that places nothing", placing()},

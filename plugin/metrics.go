@@ -7,7 +7,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 )
 
 // spreadscale's metrics, served with CA's own on --address /metrics (CA
@@ -55,7 +55,7 @@ func RegisterMetrics() {
 }
 
 // recordPlan records one loop's plan.
-func recordPlan(plan *estimator.LoopPlan, took time.Duration) {
+func recordPlan(plan *plan.LoopPlan, took time.Duration) {
 	planDuration.Observe(took.Seconds())
 	for _, id := range plan.GroupIDs() {
 		plannedNodes.WithLabelValues(id).Add(float64(plan.NewNodes(id)))

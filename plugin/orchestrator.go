@@ -20,7 +20,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	"k8s.io/klog/v2"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -29,7 +29,7 @@ var _ scaleup.Orchestrator = &Orchestrator{}
 // Orchestrator is CA's scale-up orchestrator with the loop's plan made
 // first. Each ScaleUp call:
 //
-//  1. computes the plan once (estimator.PlanLoop) from what CA hands over
+//  1. computes the plan once (plan.PlanLoop) from what CA hands over
 //     explicitly — the pending pods, the nodes, every group's template, the
 //     snapshot with the upcoming nodes — and from CA's own exported checks:
 //     the ClusterStateRegistry's scale-up safety (backoff, health) decides
@@ -37,7 +37,7 @@ var _ scaleup.Orchestrator = &Orchestrator{}
 //     memory and GPU left and each group's per-node delta, and the context
 //     gives --max-nodes-total, --max-nodes-per-scaleup and the binpacking
 //     duration;
-//  2. publishes it as one immutable value (estimator.Current) for the
+//  2. publishes it as one immutable value (plan.Current) for the
 //     estimator, the expander filter, the group list processor and the
 //     balancer, and runs CA's own ScaleUp, which evaluates only the plan's
 //     groups, checks the pods the plan places without re-deciding their
@@ -55,7 +55,7 @@ var _ scaleup.Orchestrator = &Orchestrator{}
 // configured EstimatorBuilder, ExpanderStrategy and NodeGroupSetProcessor.
 type Orchestrator struct {
 	inner    scaleup.Orchestrator
-	current  *estimator.Current
+	current  *plan.Current
 	defaults *topology.Defaults
 	chooser  caexpander.Strategy
 	// chooserReadsPodIdentity is set when the chain after topology-spread
@@ -71,7 +71,7 @@ type Orchestrator struct {
 // NewOrchestrator wraps inner (CA's orchestrator.New()). current is the
 // holder the estimator, filter and balancer read; chooser orders the groups
 // inside a domain (the --expander chain after topology-spread).
-func NewOrchestrator(inner scaleup.Orchestrator, current *estimator.Current, defaults *topology.Defaults, chooser caexpander.Strategy) *Orchestrator {
+func NewOrchestrator(inner scaleup.Orchestrator, current *plan.Current, defaults *topology.Defaults, chooser caexpander.Strategy) *Orchestrator {
 	RegisterMetrics()
 	return &Orchestrator{inner: inner, current: current, defaults: defaults, chooser: chooser}
 }
@@ -131,8 +131,8 @@ func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos 
 // plan computes the loop's plan and returns it with the target size of
 // every planned group before the scale-up and, for the groups CA may not
 // scale now, why (backoff with the cloud provider's error, or unhealthy).
-func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*estimator.LoopPlan, map[string]int, []string, error) {
-	if o.ctx == nil || !estimator.AnyHard(pods, o.defaults) {
+func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*plan.LoopPlan, map[string]int, []string, error) {
+	if o.ctx == nil || !plan.AnyHard(pods, o.defaults) {
 		// Nothing to plan: CA runs exactly as stock, without the plan's
 		// per-group preparation.
 		return nil, nil, nil, nil
@@ -143,7 +143,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		return nil, nil, nil, aerr
 	}
 	budget := &resourceBudget{left: left, delta: map[string]resource.Delta{}}
-	var groups []estimator.ScalableGroup
+	var groups []plan.ScalableGroup
 	var unsafe []string
 	for _, ng := range o.ctx.CloudProvider.NodeGroups() {
 		ni, ok := nodeInfos[ng.Id()]
@@ -164,9 +164,9 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 			continue
 		}
 		budget.delta[ng.Id()] = delta
-		groups = append(groups, estimator.ScalableGroup{NodeGroup: ng, Template: ni})
+		groups = append(groups, plan.ScalableGroup{NodeGroup: ng, Template: ni})
 	}
-	byID := make(map[string]estimator.ScalableGroup, len(groups))
+	byID := make(map[string]plan.ScalableGroup, len(groups))
 	for _, g := range groups {
 		byID[g.NodeGroup.Id()] = g
 	}
@@ -181,7 +181,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		}
 		return n
 	}
-	plan, err := estimator.PlanLoop(estimator.LoopInputs{
+	plan, err := plan.PlanLoop(plan.LoopInputs{
 		Snapshot:           o.ctx.ClusterSnapshot,
 		Groups:             groups,
 		Pending:            pods,
@@ -228,7 +228,7 @@ func (o *Orchestrator) unsafe(ng cloudprovider.NodeGroup, now time.Time) string 
 }
 
 // logPlan logs the plan at V(1) and each pod it cannot help at V(2).
-func logPlan(plan *estimator.LoopPlan, pending int, took time.Duration) {
+func logPlan(plan *plan.LoopPlan, pending int, took time.Duration) {
 	tp := plan.Topology()
 	klog.V(1).Infof("topology-spread: plan adds %d nodes %v for %d of %d pending pods in %v",
 		tp.TotalNewNodes(), tp.NewNodes, len(plan.Placed()), pending, took)

@@ -33,19 +33,16 @@ import (
 
 	"github.com/spreadscale/spreadscale/estimator"
 	"github.com/spreadscale/spreadscale/expander"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/processors"
 	"github.com/spreadscale/spreadscale/scaledown"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// Name is the name spreadscale registers as an expander (--expander) and as
-// an estimator (--estimator).
-const Name = estimator.Name
-
 // DefaultExpanders is the --expander chain of spreadscale's binary:
 // topology-spread decides the spread, least-waste the node group inside
 // each domain.
-const DefaultExpanders = Name + ",least-waste"
+const DefaultExpanders = plan.Name + ",least-waste"
 
 // Options configure spreadscale inside CA.
 type Options struct {
@@ -95,12 +92,12 @@ type Components struct {
 
 // Uses reports whether the flags name spreadscale as expander or estimator.
 func Uses(o config.AutoscalingOptions) bool {
-	return o.EstimatorName == Name || containsName(o.ExpanderNames)
+	return o.EstimatorName == plan.Name || containsName(o.ExpanderNames)
 }
 
 func containsName(expanders string) bool {
 	for _, n := range strings.Split(expanders, ",") {
-		if strings.TrimSpace(n) == Name {
+		if strings.TrimSpace(n) == plan.Name {
 			return true
 		}
 	}
@@ -118,12 +115,12 @@ func Validate(o config.AutoscalingOptions) error {
 	}
 	names := splitNames(o.ExpanderNames)
 	switch {
-	case o.EstimatorName != Name:
-		return fmt.Errorf("--expander=%s names %s but --estimator=%s: the %s expander needs --estimator=%s", o.ExpanderNames, Name, o.EstimatorName, Name, Name)
+	case o.EstimatorName != plan.Name:
+		return fmt.Errorf("--expander=%s names %s but --estimator=%s: the %s expander needs --estimator=%s", o.ExpanderNames, plan.Name, o.EstimatorName, plan.Name, plan.Name)
 	case !containsName(o.ExpanderNames):
-		return fmt.Errorf("--estimator=%s needs %s first in --expander (got --expander=%s; e.g. --expander=%s)", Name, Name, o.ExpanderNames, DefaultExpanders)
-	case names[0] != Name:
-		return fmt.Errorf("--expander=%s: %s must come first in the chain (it decides the spread; the expanders after it choose the node group inside each domain)", o.ExpanderNames, Name)
+		return fmt.Errorf("--estimator=%s needs %s first in --expander (got --expander=%s; e.g. --expander=%s)", plan.Name, plan.Name, o.ExpanderNames, DefaultExpanders)
+	case names[0] != plan.Name:
+		return fmt.Errorf("--expander=%s: %s must come first in the chain (it decides the spread; the expanders after it choose the node group inside each domain)", o.ExpanderNames, plan.Name)
 	}
 	return nil
 }
@@ -171,7 +168,7 @@ func Build(s Setup) (Components, error) {
 	if s.Processors == nil {
 		return Components{}, fmt.Errorf("spreadscale: Setup.Processors must be set")
 	}
-	current := &estimator.Current{}
+	current := &plan.Current{}
 	expander.Register(s.Expanders, current)
 	names := splitNames(o.ExpanderNames)
 	strategy, aerr := buildChain(names)
@@ -219,7 +216,7 @@ func binpackingBuilder(o config.AutoscalingOptions) (caestimator.EstimatorBuilde
 // wrapProcessors installs the declared-domains template provider, the
 // plan-following balancer, the plan-groups list processor and the events
 // for partly executed plans around the processors already in procs.
-func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *estimator.Current, declared map[string]map[string]string) {
+func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *plan.Current, declared map[string]map[string]string) {
 	if len(declared) > 0 && procs.TemplateNodeInfoProvider != nil {
 		labels := make(map[string]map[string]string, len(declared))
 		for g, l := range declared {

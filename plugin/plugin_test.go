@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/component-base/metrics/legacyregistry"
 
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/processors"
 	"github.com/spreadscale/spreadscale/scaledown"
 )
@@ -26,13 +27,13 @@ func TestValidateFlags(t *testing.T) {
 		name, expander, estimator string
 		wantErr                   string
 	}{
-		{name: "default chain", expander: DefaultExpanders, estimator: Name},
-		{name: "topology-spread alone", expander: Name, estimator: Name},
+		{name: "default chain", expander: DefaultExpanders, estimator: plan.Name},
+		{name: "topology-spread alone", expander: plan.Name, estimator: plan.Name},
 		{name: "stock", expander: "least-waste", estimator: "binpacking"},
 		{name: "stock chain", expander: "priority,least-waste", estimator: "binpacking"},
 		{name: "expander without estimator", expander: DefaultExpanders, estimator: "binpacking", wantErr: "needs --estimator=topology-spread"},
-		{name: "estimator without expander", expander: "least-waste", estimator: Name, wantErr: "needs topology-spread first in --expander"},
-		{name: "not first", expander: "least-waste," + Name, estimator: Name, wantErr: "must come first"},
+		{name: "estimator without expander", expander: "least-waste", estimator: plan.Name, wantErr: "needs topology-spread first in --expander"},
+		{name: "not first", expander: "least-waste," + plan.Name, estimator: plan.Name, wantErr: "must come first"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,21 +74,21 @@ func TestBuildExpanderChains(t *testing.T) {
 	// API server client rather than the fake one.
 	valid := []string{
 		DefaultExpanders,
-		Name,
-		Name + ",random",
-		Name + ",most-pods,least-waste",
-		Name + ",price,least-waste",
-		Name + ",least-nodes",
+		plan.Name,
+		plan.Name + ",random",
+		plan.Name + ",most-pods,least-waste",
+		plan.Name + ",price,least-waste",
+		plan.Name + ",least-nodes",
 	}
 	for _, names := range valid {
-		c, procs, err := buildWith(t, names, Name, nil)
+		c, procs, err := buildWith(t, names, plan.Name, nil)
 		require.NoError(t, err, "--expander=%s", names)
 		assert.True(t, c.Enabled, "--expander=%s", names)
 		assert.IsType(t, &Orchestrator{}, c.ScaleUpOrchestrator, "--expander=%s", names)
 		assert.IsType(t, &processors.Balancer{}, procs.NodeGroupSetProcessor, "--expander=%s", names)
 	}
-	for _, names := range []string{Name + ",nearest", Name + "," + Name, Name + ",random,least-waste"} {
-		_, _, err := buildWith(t, names, Name, nil)
+	for _, names := range []string{plan.Name + ",nearest", plan.Name + "," + plan.Name, plan.Name + ",random,least-waste"} {
+		_, _, err := buildWith(t, names, plan.Name, nil)
 		assert.Error(t, err, "--expander=%s", names)
 	}
 }
@@ -107,7 +108,7 @@ func TestBuildStockLeavesCAUntouched(t *testing.T) {
 // TestBuildInstallsTheScaleDownGuard: whenever spreadscale is on, CA's
 // scale-down processors run inside the guard's.
 func TestBuildInstallsTheScaleDownGuard(t *testing.T) {
-	_, procs, err := buildWith(t, DefaultExpanders, Name, nil)
+	_, procs, err := buildWith(t, DefaultExpanders, plan.Name, nil)
 	require.NoError(t, err)
 	candidates, ok := procs.ScaleDownNodeProcessor.(*scaledown.CandidatesFilter)
 	require.True(t, ok, "ScaleDownNodeProcessor is %T", procs.ScaleDownNodeProcessor)
@@ -122,7 +123,7 @@ func TestBuildInstallsTheScaleDownGuard(t *testing.T) {
 }
 
 func TestBuildDeclaredDomainsWrapTemplates(t *testing.T) {
-	_, procs, err := buildWith(t, DefaultExpanders, Name, map[string]map[string]string{
+	_, procs, err := buildWith(t, DefaultExpanders, plan.Name, map[string]map[string]string{
 		"ng": {processors.TemplateLabelPrefix + corev1.LabelTopologyZone: "zone-b"}})
 	require.NoError(t, err)
 	published, ok := procs.TemplateNodeInfoProvider.(*scaledown.Templates)

@@ -9,7 +9,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 	"k8s.io/klog/v2"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -32,7 +32,7 @@ func (r planReason) Reasons() []string { return []string{string(r)} }
 // remaining unschedulable. In every case the pods the plan cannot help carry
 // the plan's reason (and the groups left out) next to CA's own reasons,
 // unless CA's executed option helps them.
-func reconcile(plan *estimator.LoopPlan, before map[string]int, unsafe []string, st *status.ScaleUpStatus) {
+func reconcile(plan *plan.LoopPlan, before map[string]int, unsafe []string, st *status.ScaleUpStatus) {
 	added, chosen := addedNodes(plan, before, st)
 	tp := plan.Topology()
 	lost := map[*apiv1.Pod]string{}
@@ -94,7 +94,7 @@ func failedGroups(st *status.ScaleUpStatus) map[string]string {
 
 // lostPods returns the pods planned onto nodes CA did not add, with why
 // (failed holds CA's error for the groups it failed to resize).
-func lostPods(plan *estimator.LoopPlan, added map[string]int, failed map[string]string) map[*apiv1.Pod]string {
+func lostPods(plan *plan.LoopPlan, added map[string]int, failed map[string]string) map[*apiv1.Pod]string {
 	lost := map[*apiv1.Pod]string{}
 	seen := map[string]int{}
 	for _, pn := range plan.Topology().Nodes {
@@ -131,7 +131,7 @@ type reasonFiler struct {
 	triggered map[*apiv1.Pod]bool
 }
 
-func newReasonFiler(st *status.ScaleUpStatus, plan *estimator.LoopPlan) *reasonFiler {
+func newReasonFiler(st *status.ScaleUpStatus, plan *plan.LoopPlan) *reasonFiler {
 	f := &reasonFiler{st: st, group: firstConsidered(st), remain: map[*apiv1.Pod]int{}, triggered: map[*apiv1.Pod]bool{}}
 	if f.group == "" {
 		if ids := plan.GroupIDs(); len(ids) > 0 {
@@ -198,7 +198,7 @@ func (r withReason) Reasons() []string {
 // addedNodes returns the nodes CA added to each plan group (target size now
 // minus before) and whether CA executed the plan at all (added to, or
 // failed to resize, a plan group).
-func addedNodes(plan *estimator.LoopPlan, before map[string]int, st *status.ScaleUpStatus) (map[string]int, bool) {
+func addedNodes(plan *plan.LoopPlan, before map[string]int, st *status.ScaleUpStatus) (map[string]int, bool) {
 	added := map[string]int{}
 	chosen := false
 	for _, id := range plan.GroupIDs() {

@@ -8,7 +8,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 	"k8s.io/klog/v2"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 )
 
 var _ nodegroupset.NodeGroupSetProcessor = &Balancer{}
@@ -20,7 +20,7 @@ var _ nodegroupset.NodeGroupSetProcessor = &Balancer{}
 // --balance-similar-node-groups itself).
 type Balancer struct {
 	Inner   nodegroupset.NodeGroupSetProcessor
-	Current *estimator.Current
+	Current *plan.Current
 }
 
 // FindSimilarNodeGroups implements nodegroupset.NodeGroupSetProcessor. CA

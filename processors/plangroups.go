@@ -7,7 +7,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroups"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 )
 
 var _ nodegroups.NodeGroupListProcessor = &PlanGroups{}
@@ -24,7 +24,7 @@ var _ nodegroups.NodeGroupListProcessor = &PlanGroups{}
 // Without a plan, or with a plan that adds no node, it is Inner.
 type PlanGroups struct {
 	Inner   nodegroups.NodeGroupListProcessor
-	Current *estimator.Current
+	Current *plan.Current
 }
 
 // Process implements nodegroups.NodeGroupListProcessor.

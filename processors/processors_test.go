@@ -10,7 +10,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroups"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 
-	"github.com/spreadscale/spreadscale/estimator"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -24,13 +24,13 @@ func TestBalancerSplitsThePlan(t *testing.T) {
 	for _, g := range p.NodeGroups() {
 		byID[g.Id()] = g
 	}
-	plan := &topology.Plan{NewNodes: map[string]int{"ng-a": 3, "ng-b": 2, "ng-c": 2}}
-	for g, n := range plan.NewNodes {
+	tp := &topology.Plan{NewNodes: map[string]int{"ng-a": 3, "ng-b": 2, "ng-c": 2}}
+	for g, n := range tp.NewNodes {
 		for i := 0; i < n; i++ {
-			plan.Nodes = append(plan.Nodes, &topology.PlannedNode{Name: g, Group: g})
+			tp.Nodes = append(tp.Nodes, &topology.PlannedNode{Name: g, Group: g})
 		}
 	}
-	current := &estimator.Current{}
+	current := &plan.Current{}
 	b := &Balancer{Inner: &nodegroupset.BalancingNodeGroupSetProcessor{}, Current: current}
 	split := func(chosen string, newNodes int) map[string]int {
 		infos, err := b.BalanceScaleUpBetweenGroups(nil, []cloudprovider.NodeGroup{byID[chosen]}, newNodes)
@@ -45,7 +45,7 @@ func TestBalancerSplitsThePlan(t *testing.T) {
 	// Without a plan the inner balancer decides (one group: all to it).
 	assert.Equal(t, map[string]int{"ng-d": 4}, split("ng-d", 4))
 
-	current.Set(estimator.NewLoopPlan(plan, byID, nil))
+	current.Set(plan.NewLoopPlan(tp, byID, nil))
 	defer current.Set(nil)
 	assert.Equal(t, map[string]int{"ng-a": 3, "ng-b": 2, "ng-c": 1}, split("ng-b", 7), "every plan group, never past max size")
 	assert.Equal(t, map[string]int{"ng-a": 3, "ng-b": 1}, split("ng-a", 4), "CA's cap cuts the last groups")
@@ -65,7 +65,7 @@ func TestPlanGroupsOffersOnlyThePlansGroups(t *testing.T) {
 	for _, g := range p.NodeGroups() {
 		byID[g.Id()] = g
 	}
-	current := &estimator.Current{}
+	current := &plan.Current{}
 	list := &PlanGroups{Inner: &nodegroups.NoOpNodeGroupListProcessor{}, Current: current}
 	ids := func() []string {
 		gs, _, err := list.Process(nil, []cloudprovider.NodeGroup{byID["ng-a"], byID["ng-b"], byID["ng-c"]}, nil, nil)
@@ -77,10 +77,10 @@ func TestPlanGroupsOffersOnlyThePlansGroups(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, []string{"ng-a", "ng-b", "ng-c"}, ids(), "no plan: every group")
-	current.Set(estimator.NewLoopPlan(&topology.Plan{NewNodes: map[string]int{}}, byID, nil))
+	current.Set(plan.NewLoopPlan(&topology.Plan{NewNodes: map[string]int{}}, byID, nil))
 	assert.Equal(t, []string{"ng-a", "ng-b", "ng-c"}, ids(), "a plan without nodes: every group")
-	plan := &topology.Plan{NewNodes: map[string]int{"ng-c": 1, "ng-a": 1},
+	tp := &topology.Plan{NewNodes: map[string]int{"ng-c": 1, "ng-a": 1},
 		Nodes: []*topology.PlannedNode{{Name: "x", Group: "ng-c"}, {Name: "y", Group: "ng-a"}}}
-	current.Set(estimator.NewLoopPlan(plan, byID, nil))
+	current.Set(plan.NewLoopPlan(tp, byID, nil))
 	assert.Equal(t, []string{"ng-a", "ng-c"}, ids(), "the plan's groups, in CA's order")
 }

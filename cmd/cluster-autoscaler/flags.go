@@ -15,6 +15,7 @@ import (
 	kube_flag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
 
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/plugin"
 )
 
@@ -24,7 +25,7 @@ const defaultExpander = plugin.DefaultExpanders
 
 const (
 	// defaultEstimator is this binary's --estimator default.
-	defaultEstimator = plugin.Name
+	defaultEstimator = plan.Name
 
 	declaredDomainsFlag = "topology-spread-declared-domains"
 	provReqFlag         = "enable-provisioning-requests"
@@ -33,7 +34,7 @@ const (
 // supportedEstimators lists the values --estimator accepts. CA's own flag
 // parsing does not validate the name (estimator.NewEstimatorBuilder would
 // reject anything but binpacking), so this binary checks it up front.
-var supportedEstimators = []string{estimator.BinpackingEstimatorName, plugin.Name}
+var supportedEstimators = []string{estimator.BinpackingEstimatorName, plan.Name}
 
 type spreadscaleFlags struct {
 	showVersion         bool
@@ -65,8 +66,8 @@ func adjustUpstreamFlags(fs *goflag.FlagSet) error {
 			def:  defaultExpander,
 			usage: "Chain of node group expanders used in scale up, separated by commas; each one narrows the options " +
 				"left by the previous one and remaining ties are broken randomly. Available values: [" +
-				strings.Join(append([]string{plugin.Name}, expander.AvailableExpanders...), ",") + "]. " +
-				plugin.Name + ", first in the chain, decides the topology spread of pending pods; the expanders after it choose " +
+				strings.Join(append([]string{plan.Name}, expander.AvailableExpanders...), ",") + "]. " +
+				plan.Name + ", first in the chain, decides the topology spread of pending pods; the expanders after it choose " +
 				"the node group inside each topology domain (with no pending DoNotSchedule pod the chain runs as upstream). " +
 				"spreadscale's default is " + defaultExpander + " (upstream CA defaults to " + expander.LeastWasteExpanderName + ").",
 		},
@@ -74,7 +75,7 @@ func adjustUpstreamFlags(fs *goflag.FlagSet) error {
 			name: "estimator",
 			def:  defaultEstimator,
 			usage: "Type of resource estimator used in scale up. Available values: [" + strings.Join(supportedEstimators, ",") + "]. " +
-				plugin.Name + " plans pods with DoNotSchedule topology spread constraints across every node group at once and " +
+				plan.Name + " plans pods with DoNotSchedule topology spread constraints across every node group at once and " +
 				"falls back to binpacking for other pods. spreadscale's default is " + defaultEstimator +
 				" (upstream CA defaults to " + estimator.BinpackingEstimatorName + ").",
 		},
@@ -158,8 +159,8 @@ func checkFlagCombination(opts config.AutoscalingOptions, declaredDomainsFile st
 	if declaredDomainsFile != "" && !plugin.Uses(opts) {
 		return fmt.Errorf("--%s=%s has no effect with --expander=%s and --estimator=%s: declared domains are used only by %s; "+
 			"set --expander=%s and --estimator=%s, or drop --%s",
-			declaredDomainsFlag, declaredDomainsFile, opts.ExpanderNames, opts.EstimatorName, plugin.Name,
-			defaultExpander, plugin.Name, declaredDomainsFlag)
+			declaredDomainsFlag, declaredDomainsFile, opts.ExpanderNames, opts.EstimatorName, plan.Name,
+			defaultExpander, plan.Name, declaredDomainsFlag)
 	}
 	return plugin.Validate(opts)
 }
@@ -193,7 +194,7 @@ Differences from upstream cluster-autoscaler 1.33.0:
     downstream builds, so --` + provReqFlag + `=true is rejected and the
     check-capacity / best-effort-atomic provisioning classes are absent.
   * --version prints spreadscale's and Cluster Autoscaler's versions.
-  * --estimator=` + plugin.Name + ` and "` + plugin.Name + `" first in --expander go
+  * --estimator=` + plan.Name + ` and "` + plan.Name + `" first in --expander go
     together (the estimator executes the plan the expander filter selects;
     the expanders after it choose the node group inside each domain). A
     contradictory combination stops the binary at startup (exit status 2).

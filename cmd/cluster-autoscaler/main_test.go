@@ -16,7 +16,7 @@ import (
 	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"sigs.k8s.io/yaml"
 
-	"github.com/spreadscale/spreadscale/plugin"
+	"github.com/spreadscale/spreadscale/plan"
 )
 
 func TestParseDeclaredDomains(t *testing.T) {
@@ -178,7 +178,7 @@ func TestCheckFlagCombination(t *testing.T) {
 		wantErr             []string
 	}{
 		{name: "spreadscale defaults", expander: defaultExpander, estimator: defaultEstimator},
-		{name: "spreadscale with another tie-breaker", expander: plugin.Name + ",priority,random", estimator: plugin.Name},
+		{name: "spreadscale with another tie-breaker", expander: plan.Name + ",priority,random", estimator: plan.Name},
 		{name: "stock", expander: "random", estimator: "binpacking"},
 		{name: "stock chain with spaces", expander: "priority, least-waste", estimator: "binpacking"},
 		{name: "declared domains with spreadscale", expander: defaultExpander, estimator: defaultEstimator, declared: "d.yaml"},
@@ -187,20 +187,20 @@ func TestCheckFlagCombination(t *testing.T) {
 			wantErr: []string{"--topology-spread-declared-domains=d.yaml", "--expander=random", "--estimator=binpacking", "has no effect"},
 		},
 		{
-			name: "estimator without the expander filter", expander: "least-waste", estimator: plugin.Name,
+			name: "estimator without the expander filter", expander: "least-waste", estimator: plan.Name,
 			wantErr: []string{"--estimator=topology-spread", "--expander=least-waste"},
 		},
 		{
-			name: "expander filter with binpacking", expander: plugin.Name + ",random", estimator: "binpacking",
+			name: "expander filter with binpacking", expander: plan.Name + ",random", estimator: "binpacking",
 			wantErr: []string{"--expander=topology-spread,random", "--estimator=binpacking"},
 		},
 		{
-			name: "expander filter not first", expander: "least-waste," + plugin.Name, estimator: plugin.Name,
+			name: "expander filter not first", expander: "least-waste," + plan.Name, estimator: plan.Name,
 			wantErr: []string{"--expander=least-waste,topology-spread", "first"},
 		},
-		{name: "repeated expander", expander: "topology-spread,least-waste,topology-spread", estimator: plugin.Name,
+		{name: "repeated expander", expander: "topology-spread,least-waste,topology-spread", estimator: plan.Name,
 			wantErr: []string{"--expander=", `lists "topology-spread" more than once`}},
-		{name: "empty expander name", expander: "topology-spread,", estimator: plugin.Name, wantErr: []string{"empty expander name"}},
+		{name: "empty expander name", expander: "topology-spread,", estimator: plan.Name, wantErr: []string{"empty expander name"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -332,8 +332,8 @@ func TestDeployManifestFlags(t *testing.T) {
 		name, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		values[name] = value
 	}
-	if values["expander"] != plugin.Name+",least-waste" || values["estimator"] != plugin.Name {
-		t.Errorf("deploy/deployment.yaml: --expander=%q --estimator=%q, want %s,least-waste and %s", values["expander"], values["estimator"], plugin.Name, plugin.Name)
+	if values["expander"] != plan.Name+",least-waste" || values["estimator"] != plan.Name {
+		t.Errorf("deploy/deployment.yaml: --expander=%q --estimator=%q, want %s,least-waste and %s", values["expander"], values["estimator"], plan.Name, plan.Name)
 	}
 	if err := checkFlagCombination(config.AutoscalingOptions{ExpanderNames: values["expander"], EstimatorName: values["estimator"]}, values[declaredDomainsFlag]); err != nil {
 		t.Errorf("deploy/deployment.yaml flags: %v", err)

@@ -25,6 +25,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/config"
 	"k8s.io/klog/v2"
 
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/plugin"
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/load"
@@ -46,7 +47,7 @@ const (
 )
 
 // caExpanders are the expanders of cluster-autoscaler 1.33 the simulation
-// can build; plugin.Name is added in spreadscale mode. "price" needs every
+// can build; plan.Name is added in spreadscale mode. "price" needs every
 // NodeGroup's spec.price and "priority" the ConfigMap
 // kube-system/cluster-autoscaler-priority-expander in the input.
 var caExpanders = []string{"random", "most-pods", "least-waste", "least-nodes", "price", "priority"}
@@ -236,7 +237,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 
 // define declares every flag but -f on fs, bound to o.
 func (o *options) define(fs *flag.FlagSet) {
-	fs.StringVar(&o.expander, "expander", plugin.Name+",least-waste", "spreadscale run's --expander chain")
+	fs.StringVar(&o.expander, "expander", plan.Name+",least-waste", "spreadscale run's --expander chain")
 	fs.BoolVar(&o.compare, "compare", false, "also run stock cluster-autoscaler and print both")
 	fs.StringVar(&o.stockExpander, "stock-expander", "random", "stock run's --expander chain (with --compare)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of every random choice (random expander, ties)")
@@ -301,8 +302,8 @@ func checkExpanders(flagName, chain string, spreadscale bool) error {
 	if !spreadscale {
 		return nil
 	}
-	if err := plugin.Validate(config.AutoscalingOptions{ExpanderNames: chain, EstimatorName: plugin.Name}); err != nil {
-		return fmt.Errorf("%s %q: the spreadscale run needs %s first in the chain: %v", flagName, chain, plugin.Name, err)
+	if err := plugin.Validate(config.AutoscalingOptions{ExpanderNames: chain, EstimatorName: plan.Name}); err != nil {
+		return fmt.Errorf("%s %q: the spreadscale run needs %s first in the chain: %v", flagName, chain, plan.Name, err)
 	}
 	return nil
 }
@@ -314,7 +315,7 @@ func checkExpanderNames(flagName, chain string, spreadscale bool) error {
 		known[n] = true
 	}
 	if spreadscale {
-		known[plugin.Name] = true
+		known[plan.Name] = true
 	}
 	seen := map[string]bool{}
 	for _, name := range strings.Split(chain, ",") {
@@ -326,12 +327,12 @@ func checkExpanderNames(flagName, chain string, spreadscale bool) error {
 			return fmt.Errorf("%s %q: lists %q more than once", flagName, chain, name)
 		case unsupportedExpanders[name] != "":
 			return fmt.Errorf("%s: expander %q is not supported by the simulation: %s", flagName, name, unsupportedExpanders[name])
-		case name == plugin.Name && !spreadscale:
+		case name == plan.Name && !spreadscale:
 			return fmt.Errorf("%s: %q is spreadscale's expander; stock cluster-autoscaler does not have it", flagName, name)
 		case !known[name]:
 			names := append([]string(nil), caExpanders...)
 			if spreadscale {
-				names = append(names, plugin.Name)
+				names = append(names, plan.Name)
 			}
 			return fmt.Errorf("%s: unknown expander %q (want a comma-separated list of %s)", flagName, name, strings.Join(names, ", "))
 		}

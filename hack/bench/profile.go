@@ -20,7 +20,7 @@ func writeProfile(w io.Writer, top string) {
 	fmt.Fprintf(w, "(CA's scheduler framework checks in parallel); the setup of the generated cluster is excluded.\n\n")
 	fmt.Fprintf(w, "```\n%s```\n\n", top)
 	fmt.Fprintf(w, "The floor. An exact plan checks every pod it places once with CA's scheduler framework\n")
-	fmt.Fprintf(w, "(`estimator.snapshotCluster.Check`: PreFilter and Filter of the real plugins; for a\n")
+	fmt.Fprintf(w, "(`casnapshot.Cluster.Check`: PreFilter and Filter of the real plugins; for a\n")
 	fmt.Fprintf(w, "node-local pod on a one-node view of the node, where the pod is also added once placed), in\n")
 	fmt.Fprintf(w, "each of its two passes (the first gives the expander chain each Deployment's share per zone,\n")
 	fmt.Fprintf(w, "the second plans with the chain's order). Counting the spread of each Deployment once per\n")

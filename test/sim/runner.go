@@ -40,6 +40,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/units"
 
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/plugin"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -109,7 +110,7 @@ type runner struct {
 // binpacking in stock mode.
 func estimatorName(cfg Config) string {
 	if cfg.Spreadscale {
-		return plugin.Name
+		return plan.Name
 	}
 	return estimator.BinpackingEstimatorName
 }

@@ -1,0 +1,17 @@
+// Package plan is the scale-up plan of one cluster-autoscaler loop, the
+// value every spreadscale adapter reads: PlanLoop computes it once per loop
+// from what CA hands the scale-up (pending pods, every scalable group's
+// template, CA's snapshot and limits) with topology's planner over a
+// casnapshot.Cluster, ranks the groups inside each topology domain with the
+// user's expander chain, and returns an immutable LoopPlan; Current holds
+// the loop's LoopPlan for the estimator, the expander filter and the
+// balancer.
+//
+// The graph of spreadscale's packages reads plugin → plan → {topology,
+// casnapshot}; estimator, expander and processors read plan.
+package plan
+
+// Name is spreadscale's name in cluster-autoscaler's flags: the expander
+// filter's (--expander=topology-spread,...) and the estimator's
+// (--estimator=topology-spread).
+const Name = "topology-spread"
