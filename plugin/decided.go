@@ -116,8 +116,8 @@ func (d decidedPods) restore(st *status.ScaleUpStatus) {
 }
 
 // originals returns pods with every copy replaced by its pending pod and
-// the pods alike to a pod handed over added after it, each pod once, in a
-// new slice when anything changes (CA's lists may share their arrays).
+// the pods alike to a pod handed over added after it, each pod once (pods
+// itself when nothing changes).
 func (d decidedPods) originals(pods []*apiv1.Pod) []*apiv1.Pod {
 	changed := false
 	for _, pod := range pods {

@@ -88,38 +88,37 @@ func (o *Orchestrator) Initialize(ctx *context.AutoscalingContext, procs *caproc
 func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
 	nodeInfos map[string]*framework.NodeInfo, allOrNothing bool) (*status.ScaleUpStatus, errors.AutoscalerError) {
 	start := time.Now()
-	plan, sizes, unsafe, err := o.plan(pods, nodes, nodeInfos)
+	rec, err := o.plan(pods, nodes, nodeInfos)
 	if err != nil {
 		klog.Errorf("topology-spread: planning failed, this loop runs as stock CA: %v", err)
 		fallbacks.WithLabelValues(fallbackPlanningError).Inc()
-		plan = nil
+		rec = loopRecord{}
 	}
-	if plan != nil {
+	if rec.plan != nil {
 		took := time.Since(start)
-		recordPlan(plan, took)
-		logPlan(plan, len(pods), took)
+		recordPlan(rec.plan, took)
+		logPlan(rec, len(pods), took)
 	}
-	o.current.Set(plan)
+	o.current.Set(rec.plan)
 	defer o.current.Set(nil)
-	if plan == nil {
+	if rec.plan == nil {
 		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
 	}
-	decided := decide(plan, pods, o.defaults, !allOrNothing)
+	decided := decide(rec.plan, pods, o.defaults, !allOrNothing)
 	st, aerr := o.inner.ScaleUp(decided.evaluated, nodes, daemonSets, nodeInfos, allOrNothing)
-	decided.restore(st)
 	if st == nil {
 		return st, aerr
 	}
-	if aerr == nil && st.Result == status.ScaleUpNoOptionsAvailable && plan.TotalNewNodes() > 0 {
+	if aerr == nil && st.Result == status.ScaleUpNoOptionsAvailable && rec.plan.TotalNewNodes() > 0 {
 		// CA's own per-group check rejected every plan group (CA was only
 		// offered those, see processors.PlanGroups): run the loop as stock
 		// CA over every group, as if there were no plan.
-		klog.V(1).Infof("topology-spread: CA found no option among the plan's groups %v; this loop runs as stock CA", plan.GroupIDs())
+		klog.V(1).Infof("topology-spread: CA found no option among the plan's groups %v; this loop runs as stock CA", rec.plan.GroupIDs())
 		fallbacks.WithLabelValues(fallbackNoPlanOption).Inc()
 		o.current.Set(nil)
 		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
 	}
-	reconcile(plan, sizes, unsafe, st)
+	rewriteStatus(st, rec, decided)
 	return st, aerr
 }
 
@@ -128,23 +127,23 @@ func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos 
 	return o.inner.ScaleUpToNodeGroupMinSize(nodes, nodeInfos)
 }
 
-// plan computes the loop's plan and returns it with the target size of
-// every planned group before the scale-up and, for the groups CA may not
-// scale now, why (backoff with the cloud provider's error, or unhealthy).
-func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*plan.LoopPlan, map[string]int, []string, error) {
+// plan computes the loop's record: the plan, the target size of every
+// planned group before the scale-up and, for the groups CA may not scale
+// now, why (backoff with the cloud provider's error, or unhealthy).
+func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (loopRecord, error) {
 	if o.ctx == nil || !plan.AnyHard(pods, o.defaults) {
 		// Nothing to plan: CA runs exactly as stock, without the plan's
 		// per-group preparation.
-		return nil, nil, nil, nil
+		return loopRecord{}, nil
 	}
 	now := time.Now()
 	left, aerr := o.resources.ResourcesLeft(o.ctx, nodeInfos, nodes)
 	if aerr != nil {
-		return nil, nil, nil, aerr
+		return loopRecord{}, aerr
 	}
 	budget := &resourceBudget{left: left, delta: map[string]resource.Delta{}}
 	var groups []plan.ScalableGroup
-	var unsafe []string
+	rec := loopRecord{chooserByShape: !o.chooserReadsPodIdentity}
 	for _, ng := range o.ctx.CloudProvider.NodeGroups() {
 		ni, ok := nodeInfos[ng.Id()]
 		if !ok || !ng.Exist() {
@@ -155,7 +154,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		}
 		if why := o.unsafe(ng, now); why != "" {
 			klog.V(2).Infof("topology-spread: the plan leaves out node group %s: %s", ng.Id(), why)
-			unsafe = append(unsafe, ng.Id()+" "+why)
+			rec.leftOut = append(rec.leftOut, ng.Id()+" "+why)
 			continue
 		}
 		delta, aerr := o.resources.DeltaForNode(o.ctx, ni, ng)
@@ -181,7 +180,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		}
 		return n
 	}
-	plan, err := plan.PlanLoop(plan.LoopInputs{
+	lp, err := plan.PlanLoop(plan.LoopInputs{
 		Snapshot:           o.ctx.ClusterSnapshot,
 		Groups:             groups,
 		Pending:            pods,
@@ -193,19 +192,19 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		Resources:          budget,
 		CapTotal:           capTotal,
 		Chooser:            o.chooser,
-		ChooserByShape:     !o.chooserReadsPodIdentity,
+		ChooserByShape:     rec.chooserByShape,
 		Framework:          o.ctx.FrameworkHandle,
 	})
-	if err != nil || plan == nil {
-		return nil, nil, nil, err
+	if err != nil || lp == nil {
+		return loopRecord{}, err
 	}
-	sizes := map[string]int{}
-	for _, id := range plan.GroupIDs() {
-		if size, err := plan.Group(id).TargetSize(); err == nil {
-			sizes[id] = size
+	rec.plan, rec.sizesBefore = lp, map[string]int{}
+	for _, id := range lp.GroupIDs() {
+		if size, err := lp.Group(id).TargetSize(); err == nil {
+			rec.sizesBefore[id] = size
 		}
 	}
-	return plan, sizes, unsafe, nil
+	return rec, nil
 }
 
 // unsafe returns why CA may not scale ng now — its ClusterStateRegistry's
@@ -227,11 +226,12 @@ func (o *Orchestrator) unsafe(ng cloudprovider.NodeGroup, now time.Time) string 
 	return "(backed off after a failed scale-up)"
 }
 
-// logPlan logs the plan at V(1) and each pod it cannot help at V(2).
-func logPlan(plan *plan.LoopPlan, pending int, took time.Duration) {
-	tp := plan.Topology()
-	klog.V(1).Infof("topology-spread: plan adds %d nodes %v for %d of %d pending pods in %v",
-		tp.TotalNewNodes(), tp.NewNodes, len(plan.Placed()), pending, took)
+// logPlan logs the record's plan at V(1) and each pod it cannot help at
+// V(2).
+func logPlan(rec loopRecord, pending int, took time.Duration) {
+	tp := rec.plan.Topology()
+	klog.V(1).Infof("topology-spread: plan adds %d nodes %v for %d of %d pending pods in %v (expander chain ordered per pod shape: %v)",
+		tp.TotalNewNodes(), tp.NewNodes, len(rec.plan.Placed()), pending, took, rec.chooserByShape)
 	for _, u := range tp.Unplaced {
 		klog.V(2).Infof("topology-spread: pod %s/%s cannot be helped: %s", u.Pod.Namespace, u.Pod.Name, u.Reason)
 	}

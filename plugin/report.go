@@ -20,9 +20,11 @@ type planReason string
 // Reasons implements status.Reasons.
 func (r planReason) Reasons() []string { return []string{string(r)} }
 
-// reconcile brings CA's scale-up status in line with the plan. before holds
-// the planned groups' target sizes before the scale-up; unsafe lists the
-// groups left out of the plan because CA may not scale them now, with why.
+// reconcile brings CA's scale-up status st in line with the loop's plan
+// (rec.plan; rec.sizesBefore holds the planned groups' target sizes before
+// the scale-up, rec.leftOut the groups left out of the plan because CA may
+// not scale them now, with why). It writes st's pod lists in place:
+// rewriteStatus gives it copies.
 //
 // When CA executed the plan but added fewer nodes to a group than planned
 // (its caps, or IncreaseSize failed), the pods planned onto the missing
@@ -32,15 +34,16 @@ func (r planReason) Reasons() []string { return []string{string(r)} }
 // remaining unschedulable. In every case the pods the plan cannot help carry
 // the plan's reason (and the groups left out) next to CA's own reasons,
 // unless CA's executed option helps them.
-func reconcile(plan *plan.LoopPlan, before map[string]int, unsafe []string, st *status.ScaleUpStatus) {
-	added, chosen := addedNodes(plan, before, st)
-	tp := plan.Topology()
+func reconcile(rec loopRecord, st *status.ScaleUpStatus) {
+	lp := rec.plan
+	added, chosen := addedNodes(lp, rec.sizesBefore, st)
+	tp := lp.Topology()
 	lost := map[*apiv1.Pod]string{}
 	if chosen {
-		lost = lostPods(plan, added, failedGroups(st))
+		lost = lostPods(lp, added, failedGroups(st))
 		helped := map[*apiv1.Pod]bool{}
 		var triggered []*apiv1.Pod
-		for _, pod := range plan.Placed() {
+		for _, pod := range lp.Placed() {
 			if _, ok := lost[pod]; !ok {
 				helped[pod] = true
 				triggered = append(triggered, pod)
@@ -55,16 +58,16 @@ func reconcile(plan *plan.LoopPlan, before map[string]int, unsafe []string, st *
 		}
 		st.PodsRemainUnschedulable = remain
 	}
-	filer := newReasonFiler(st, plan)
-	for _, pod := range plan.Placed() {
+	filer := newReasonFiler(st, lp)
+	for _, pod := range lp.Placed() {
 		if why, ok := lost[pod]; ok {
 			klog.V(1).Infof("topology-spread: pod %s/%s stays pending: %s", pod.Namespace, pod.Name, why)
 			filer.add(pod, why)
 		}
 	}
 	leftOut := ""
-	if len(unsafe) > 0 {
-		leftOut = "; left out of this loop's plan: " + strings.Join(unsafe, ", ")
+	if len(rec.leftOut) > 0 {
+		leftOut = "; left out of this loop's plan: " + strings.Join(rec.leftOut, ", ")
 	}
 	// The pods of a class the plan's limits capped share one reason:
 	// format it once.
