@@ -39,8 +39,19 @@ type Defaults struct {
 	sss         appslisters.StatefulSetLister
 }
 
+// OwnerListers are the listers Defaults reads a pod's Services and
+// controller from: the scheduler's own informers' listers in a live
+// cluster (see NewDefaultsFromListers).
+type OwnerListers struct {
+	Services               corelisters.ServiceLister
+	ReplicationControllers corelisters.ReplicationControllerLister
+	ReplicaSets            appslisters.ReplicaSetLister
+	StatefulSets           appslisters.StatefulSetLister
+}
+
 // NewDefaults returns Defaults for the given constraints (use
-// SystemDefaultConstraints for defaultingType: System) and owner objects.
+// SystemDefaultConstraints for defaultingType: System) and a fixed set of
+// owner objects (a cluster dump, a test).
 func NewDefaults(constraints []v1.TopologySpreadConstraint, owners Owners) *Defaults {
 	idx := func() cache.Indexer {
 		return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
@@ -58,12 +69,24 @@ func NewDefaults(constraints []v1.TopologySpreadConstraint, owners Owners) *Defa
 	for _, o := range owners.StatefulSets {
 		_ = ss.Add(o)
 	}
+	return NewDefaultsFromListers(constraints, OwnerListers{
+		Services:               corelisters.NewServiceLister(svc),
+		ReplicationControllers: corelisters.NewReplicationControllerLister(rc),
+		ReplicaSets:            appslisters.NewReplicaSetLister(rs),
+		StatefulSets:           appslisters.NewStatefulSetLister(ss),
+	})
+}
+
+// NewDefaultsFromListers returns Defaults for the given constraints whose
+// selectors are derived, at each use, from what the listers hold — as
+// kube-scheduler's PodTopologySpread plugin derives them from its informers.
+func NewDefaultsFromListers(constraints []v1.TopologySpreadConstraint, l OwnerListers) *Defaults {
 	return &Defaults{
 		constraints: constraints,
-		services:    corelisters.NewServiceLister(svc),
-		rcs:         corelisters.NewReplicationControllerLister(rc),
-		rss:         appslisters.NewReplicaSetLister(rs),
-		sss:         appslisters.NewStatefulSetLister(ss),
+		services:    l.Services,
+		rcs:         l.ReplicationControllers,
+		rss:         l.ReplicaSets,
+		sss:         l.StatefulSets,
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apiserver/pkg/server/mux"
 	"k8s.io/apiserver/pkg/server/routes"
@@ -43,7 +42,6 @@ import (
 	kube_client "k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
-	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/spreadscale/spreadscale/plugin"
 )
@@ -69,30 +67,6 @@ func serveHTTP(opts config.AutoscalingOptions, hc *metrics.HealthCheck, snapshot
 	}
 	err := http.ListenAndServe(opts.Address, m)
 	klog.Fatalf("Failed to serve metrics and health checks on %q: %v", opts.Address, err)
-}
-
-// hardDefaultConstraints returns the scheduler profiles whose
-// PodTopologySpread arguments list DoNotSchedule default constraints.
-func hardDefaultConstraints(cfg *schedulerconfig.KubeSchedulerConfiguration) []string {
-	if cfg == nil {
-		return nil
-	}
-	var names []string
-	for _, profile := range cfg.Profiles {
-		for _, pc := range profile.PluginConfig {
-			args, ok := pc.Args.(*schedulerconfig.PodTopologySpreadArgs)
-			if !ok || args.DefaultingType != schedulerconfig.ListDefaulting {
-				continue
-			}
-			for _, c := range args.DefaultConstraints {
-				if c.WhenUnsatisfiable == corev1.DoNotSchedule {
-					names = append(names, profile.SchedulerName)
-					break
-				}
-			}
-		}
-	}
-	return names
 }
 
 // buildAutoscaler assembles CA the way upstream's main does, minus
@@ -182,10 +156,13 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 	expanders.RegisterDefaultExpanders(opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient,
 		o.ConfigNamespace, o.GRPCExpanderCert, o.GRPCExpanderURL)
 	parts, err := plugin.Build(plugin.Setup{
-		Options:     o,
-		Processors:  opts.Processors,
-		Expanders:   expanders,
-		Spreadscale: plugin.Options{DeclaredDomains: cfg.declaredDomains},
+		Options:    o,
+		Processors: opts.Processors,
+		Expanders:  expanders,
+		Spreadscale: plugin.Options{
+			DeclaredDomains: cfg.declaredDomains,
+			Defaults:        schedulerDefaults(o.SchedulerConfig, opts.InformerFactory),
+		},
 	})
 	if err != nil {
 		return err
@@ -197,11 +174,6 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 		klog.Infof("spreadscale not used by --expander=%s --estimator=%s: running stock cluster-autoscaler behaviour",
 			o.ExpanderNames, o.EstimatorName)
 		return nil
-	}
-	if names := hardDefaultConstraints(o.SchedulerConfig); len(names) > 0 {
-		klog.Warningf("--%s sets DoNotSchedule default topology spread constraints (profiles %v): "+
-			"CA's scheduling simulation applies them, spreadscale's planner does not (pods without constraints of their own "+
-			"are planned as if unconstrained)", config.SchedulerConfigFileFlag, names)
 	}
 	klog.Infof("spreadscale installed: --expander=%s --estimator=%s; scale-down guard on (no removal that breaks a DoNotSchedule spread)", o.ExpanderNames, o.EstimatorName)
 	return nil

@@ -11,9 +11,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
-	schedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spreadscale/spreadscale/plan"
@@ -148,25 +146,6 @@ func TestUpstreamFlagsAdjustable(t *testing.T) {
 		if goflag.CommandLine.Lookup(name) == nil {
 			t.Errorf("CA flag --%s is not registered", name)
 		}
-	}
-}
-
-func TestHardDefaultConstraints(t *testing.T) {
-	if got := hardDefaultConstraints(nil); got != nil {
-		t.Fatalf("nil config: got %v", got)
-	}
-	cfg := &schedulerconfig.KubeSchedulerConfiguration{Profiles: []schedulerconfig.KubeSchedulerProfile{
-		{SchedulerName: "system", PluginConfig: []schedulerconfig.PluginConfig{{Name: "PodTopologySpread",
-			Args: &schedulerconfig.PodTopologySpreadArgs{DefaultingType: schedulerconfig.SystemDefaulting}}}},
-		{SchedulerName: "soft", PluginConfig: []schedulerconfig.PluginConfig{{Name: "PodTopologySpread",
-			Args: &schedulerconfig.PodTopologySpreadArgs{DefaultingType: schedulerconfig.ListDefaulting, DefaultConstraints: []corev1.TopologySpreadConstraint{
-				{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.ScheduleAnyway}}}}}},
-		{SchedulerName: "hard", PluginConfig: []schedulerconfig.PluginConfig{{Name: "PodTopologySpread",
-			Args: &schedulerconfig.PodTopologySpreadArgs{DefaultingType: schedulerconfig.ListDefaulting, DefaultConstraints: []corev1.TopologySpreadConstraint{
-				{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule}}}}}},
-	}}
-	if got := hardDefaultConstraints(cfg); !reflect.DeepEqual(got, []string{"hard"}) {
-		t.Fatalf("got %v, want [hard]", got)
 	}
 }
 
