@@ -15,15 +15,15 @@ import (
 // Before estimating, CA checks one pod of every pod class against every
 // offered group's template with the scheduler's filters. For a pod with a
 // DoNotSchedule constraint, PodTopologySpread's PreFilter recounts every
-// matching pod on every node of the cluster for each of those checks: at
-// 5,000 nodes that is most of a decision's time. For the pods the plan
-// places, the spread is already decided, with the plugin's own rule and
-// over every group at once, so that count only repeats it. Those pods are
-// handed to CA as casnapshot.WithoutSpreadFilter copies: CA still runs every
-// other filter on them (resources, affinity, taints, volumes) and builds
-// its options and status from them, and restore puts the original pods
-// back into the status. The pods the plan does not place are handed over
-// unchanged, so CA's own reasons for them are complete.
+// matching pod on every node of the cluster for each of those checks: work
+// that grows with the cluster's size times the classes and groups. For the
+// pods the plan places, the spread is already decided, with the plugin's
+// own rule and over every group at once, so that count only repeats it.
+// Those pods are handed to CA as casnapshot.WithoutSpreadFilter copies: CA
+// still runs every other filter on them (resources, affinity, taints,
+// volumes) and builds its options and status from them, and restore puts
+// the original pods back into the status. The pods the plan does not place
+// are handed over unchanged, so CA's own reasons for them are complete.
 //
 // CA's ScaleUp then groups the pods into equivalence groups (same
 // controller, labels and spec), checks one pod per group and gives every
