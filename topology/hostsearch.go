@@ -63,7 +63,7 @@ func (sp *shareProblem) hostSolve() (shareState, shareScore, []int, error) {
 // node); maxHostSlots bounds its nodes. Past either, the shares fall back
 // to pods per combo, a hostname constraint capping each node.
 const (
-	maxHostStates = 1 << 14
+	maxHostStates = 1 << 16
 	maxHostSlots  = 40
 )
 
