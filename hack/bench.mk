@@ -18,7 +18,7 @@ BENCH_HEADLINE_COUNT ?= 6
 BENCH_TIME ?= 1x
 BENCH_HEADLINE := ^(5000n_2000p|5000n_2000p_nospread)$$
 # A regexp over the other cases (e.g. BENCH_CASES=500n to skip the large ones).
-BENCH_CASES ?= ^(500n_200p|500n_2000p|500n_20000p|10000n_5000p)$$
+BENCH_CASES ?= ^(500n_200p|500n_2000p|500n_20000p|10000n_5000p|5000n_2000p_2keys)$$
 BENCH_OUT ?= hack/bench/results
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20250813145418-2f7363a06fe1
 BENCH_FLAGS = -run '^$$' -benchmem -benchtime=$(BENCH_TIME) -timeout 120m

@@ -37,7 +37,10 @@ func karpenter(name string, k KarpenterMix) benchCase {
 // three times.
 //
 // The _<g>g cases are the reference cluster with 600 and 2,000 node groups
-// instead of 60 (spreadscale's growth in the number of groups). The
+// instead of 60 (spreadscale's growth in the number of groups);
+// 5000n_2000p_2keys is the reference cluster with groups of both capacity
+// types and a spread over zone and capacity type (two domain keys, planned
+// with complete shares). The
 // karpenter_ cases race Karpenter's own scheduling benchmark (make bench
 // runs both): its pod mix on 40 instance types (200 groups) at 2,000 and
 // 5,000 pods, and on 400 types (2,000 groups) at 2,000 pods. make bench
@@ -51,6 +54,7 @@ var cases = []benchCase{
 	decision("10000n_5000p", Params{Nodes: 10000, Pending: 5000, Deployments: 40, Spread: true}),
 	decision("5000n_2000p_600g", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true, Groups: 600}),
 	decision("5000n_2000p_2000g", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true, Groups: 2000}),
+	decision("5000n_2000p_2keys", Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true, CapacityTypes: true}),
 	karpenter("karpenter_2000p_200g", KarpenterMix{Types: 40, Pods: 2000}),
 	karpenter("karpenter_5000p_200g", KarpenterMix{Types: 40, Pods: 5000}),
 	karpenter("karpenter_2000p_2000g", KarpenterMix{Types: 400, Pods: 2000}),

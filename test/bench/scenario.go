@@ -5,6 +5,7 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +32,12 @@ type Params struct {
 	// Groups is the number of node groups, spread evenly over the zones
 	// (the first zones take the remainder); 0 means 60.
 	Groups int
+	// CapacityTypes labels every group (and its nodes) spot or on-demand
+	// (CapacityTypeLabel; both machine types of a zone come in both), and
+	// with Spread adds a third DoNotSchedule constraint, maxSkew 1, on
+	// that label: a spread over two domain keys, which the planner plans
+	// with complete shares.
+	CapacityTypes bool
 }
 
 const (
@@ -79,9 +86,9 @@ func Generate(p Params) sim.Scenario {
 	}
 	s := sim.Scenario{NodeGroupOf: make(map[string]string, p.Nodes)}
 	type groupRef struct {
-		name string
-		m    machine
-		zone string
+		name   string
+		m      machine
+		labels map[string]string
 	}
 	groups := p.Groups
 	if groups <= 0 {
@@ -98,12 +105,15 @@ func Generate(p Params) sim.Scenario {
 			m := machines[g%len(machines)]
 			name := fmt.Sprintf("ng-%s-%02d", zone[len(zone)-1:], g)
 			labels := map[string]string{apiv1.LabelTopologyZone: zone, apiv1.LabelInstanceTypeStable: m.name}
+			if p.CapacityTypes {
+				labels[CapacityTypeLabel] = []string{"spot", "on-demand"}[(g/len(machines))%2]
+			}
 			s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{
 				Name: name, MinSize: 0, MaxSize: groupMax,
 				Template: sim.NewNode(name+"-template", m.milliCPU, m.memory, labels),
 			})
 			if g < perZone-emptyPerZone {
-				filled[z] = append(filled[z], groupRef{name, m, zone})
+				filled[z] = append(filled[z], groupRef{name, m, labels})
 			}
 		}
 	}
@@ -120,8 +130,7 @@ func Generate(p Params) sim.Scenario {
 		z := i % len(Zones)
 		g := filled[z][(i/len(Zones))%len(filled[z])]
 		name := fmt.Sprintf("node-%05d", i)
-		n := sim.NewNode(name, g.m.milliCPU, g.m.memory, map[string]string{
-			apiv1.LabelTopologyZone: g.zone, apiv1.LabelInstanceTypeStable: g.m.name})
+		n := sim.NewNode(name, g.m.milliCPU, g.m.memory, maps.Clone(g.labels))
 		nodes[i] = nodeRef{node: n, m: g.m}
 		s.Nodes[i] = n
 		s.NodeGroupOf[name] = g.name
@@ -152,7 +161,7 @@ func Generate(p Params) sim.Scenario {
 				pod := filler(fmt.Sprintf("svc-%02d-run-%02d", d, j), i, deploymentLabels(d))
 				owned(pod, d)
 				if p.Spread {
-					pod.Spec.TopologySpreadConstraints = spreadConstraints(d)
+					pod.Spec.TopologySpreadConstraints = spreadConstraints(d, p.CapacityTypes)
 				}
 				bind(pod, i)
 			}
@@ -174,7 +183,7 @@ func Generate(p Params) sim.Scenario {
 		pod := sim.NewPod("default", fmt.Sprintf("svc-%02d-pending-%05d", d, k/p.Deployments), pendingMilliCPU, pendingMemory, deploymentLabels(d))
 		owned(pod, d)
 		if p.Spread {
-			pod.Spec.TopologySpreadConstraints = spreadConstraints(d)
+			pod.Spec.TopologySpreadConstraints = spreadConstraints(d, p.CapacityTypes)
 		}
 		s.Pods = append(s.Pods, pod)
 	}
@@ -197,11 +206,15 @@ func owned(pod *apiv1.Pod, d int) {
 }
 
 // spreadConstraints are Deployment d's zone and hostname DoNotSchedule
-// constraints.
-func spreadConstraints(d int) []apiv1.TopologySpreadConstraint {
+// constraints, and with capacityTypes one on CapacityTypeLabel.
+func spreadConstraints(d int, capacityTypes bool) []apiv1.TopologySpreadConstraint {
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": fmt.Sprintf("svc-%02d", d)}}
-	return []apiv1.TopologySpreadConstraint{
+	out := []apiv1.TopologySpreadConstraint{
 		{MaxSkew: 1, TopologyKey: apiv1.LabelTopologyZone, WhenUnsatisfiable: apiv1.DoNotSchedule, LabelSelector: sel},
 		{MaxSkew: 1, TopologyKey: apiv1.LabelHostname, WhenUnsatisfiable: apiv1.DoNotSchedule, LabelSelector: sel},
 	}
+	if capacityTypes {
+		out = append(out, apiv1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: CapacityTypeLabel, WhenUnsatisfiable: apiv1.DoNotSchedule, LabelSelector: sel})
+	}
+	return out
 }
