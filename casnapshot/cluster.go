@@ -8,19 +8,15 @@ package casnapshot
 
 import (
 	"fmt"
+	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
 	"github.com/spreadscale/spreadscale/topology"
 )
-
-// PlannedNodeName names the planner's nodes inside CA's snapshot.
-func PlannedNodeName(group string, n int) string {
-	return fmt.Sprintf("topology-spread-%s-%d", group, n)
-}
 
 // Cluster is topology.Cluster over CA's ClusterSnapshot: the real
 // scheduler framework filters on the real and upcoming nodes plus the nodes
@@ -103,20 +99,39 @@ func WithoutSpreadFilter(pod *apiv1.Pod) *apiv1.Pod {
 	return &cp
 }
 
+// NodeName names the planner's n-th new node of group inside CA's
+// snapshot as CA names a copy of the group's template: the template node's
+// name, "-", a suffix ("topology-spread-<n>"), so that nodeInfo can build
+// it with CA's own sanitizing.
+func (c *Cluster) NodeName(group string, n int) string {
+	return c.templateNodeName(group, fmt.Sprintf("topology-spread-%d", n))
+}
+
+// templateNodeName is the name CA's simulator.SanitizedNodeInfo gives the
+// copy of group's template with suffix.
+func (c *Cluster) templateNodeName(group, suffix string) string {
+	if t, ok := c.templates[group]; ok && t.Node() != nil {
+		return t.Node().Name + "-" + suffix
+	}
+	return "topology-spread-" + group + "-" + suffix
+}
+
+// nodeInfo returns the NodeInfo of node, a new node of group named by
+// templateNodeName, built by CA's simulator.SanitizedNodeInfo from the
+// group's sanitized template as CA builds its own template copies: new
+// UIDs, the hostname label, the template's pods (DaemonSet pods) renamed
+// and bound to the node, and its DRA ResourceSlices and claims sanitized
+// with it.
 func (c *Cluster) nodeInfo(group string, node *apiv1.Node) (*framework.NodeInfo, error) {
 	t, ok := c.templates[group]
-	if !ok {
+	if !ok || t.Node() == nil {
 		return nil, fmt.Errorf("no template for node group %s", group)
 	}
-	ni := framework.NewNodeInfo(node, nil)
-	for _, pi := range t.Pods() {
-		pod := pi.Pod.DeepCopy()
-		pod.UID = uuid.NewUUID()
-		pod.Name = pod.Name + "-" + node.Name
-		pod.Spec.NodeName = node.Name
-		ni.AddPod(framework.NewPodInfo(pod, nil))
+	suffix, ok := strings.CutPrefix(node.Name, t.Node().Name+"-")
+	if !ok {
+		return nil, fmt.Errorf("node %s of node group %s is not named after the group's template node %s", node.Name, group, t.Node().Name)
 	}
-	return ni, nil
+	return simulator.SanitizedNodeInfo(t, suffix)
 }
 
 func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error {

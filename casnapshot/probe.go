@@ -83,14 +83,14 @@ func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap 
 	return limit
 }
 
-// probeNode returns the probe node of group g ("topology-spread-probe-<g>",
-// from its template, with the template's pods), built once per group:
-// checks only read it.
+// probeNode returns the probe node of group g (the copy of its template
+// with suffix "topology-spread-probe", with the template's pods), built
+// once per group: checks only read it.
 func (c *Cluster) probeNode(g *topology.Group) (*framework.NodeInfo, error) {
 	if ni, ok := c.probes[g.Name]; ok {
 		return ni, nil
 	}
-	ni, err := c.nodeInfo(g.Name, topology.NodeFromTemplate(g.Template, "topology-spread-probe-"+g.Name))
+	ni, err := c.nodeInfo(g.Name, topology.NodeFromTemplate(g.Template, c.templateNodeName(g.Name, "topology-spread-probe")))
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 		Defaults: in.Defaults,
 		Limits:   limits(in),
 		Cluster:  cluster,
-		NodeName: casnapshot.PlannedNodeName,
+		NodeName: cluster.NodeName,
 		Facts:    topology.NewPodFacts(),
 	}
 	r := newRanking(u.Groups, in, byID, templates, cluster, req.Facts)

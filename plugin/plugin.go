@@ -109,6 +109,11 @@ func containsName(expanders string) bool {
 // --estimator=topology-spread and an --expander chain starting with
 // topology-spread go together; the rest of the chain chooses the node group
 // inside each topology domain.
+//
+// Dynamic resource allocation is refused with spreadscale: the planner
+// checks most placements on one-node views of CA's snapshot, which carry
+// no DRA state (claims, allocations, other nodes' slices), so a plan could
+// place a pod whose claim CA's own simulation cannot allocate.
 func Validate(o config.AutoscalingOptions) error {
 	if !Uses(o) {
 		return nil
@@ -121,6 +126,9 @@ func Validate(o config.AutoscalingOptions) error {
 		return fmt.Errorf("--estimator=%s needs %s first in --expander (got --expander=%s; e.g. --expander=%s)", plan.Name, plan.Name, o.ExpanderNames, DefaultExpanders)
 	case names[0] != plan.Name:
 		return fmt.Errorf("--expander=%s: %s must come first in the chain (it decides the spread; the expanders after it choose the node group inside each domain)", o.ExpanderNames, plan.Name)
+	case o.DynamicResourceAllocationEnabled:
+		return fmt.Errorf("--enable-dynamic-resource-allocation is not supported with --expander=%s: the %s planner checks placements on views of CA's snapshot without DRA state; "+
+			"run stock CA's expander and estimator (e.g. --expander=least-waste --estimator=binpacking) on clusters that use DRA", o.ExpanderNames, plan.Name)
 	}
 	return nil
 }
