@@ -82,7 +82,8 @@ func (v *nodeViews) keep(node string, ni *framework.NodeInfo, bound []*apiv1.Pod
 }
 
 // scratch returns an empty snapshot checked like the views, kept by no
-// node.
+// node. DRA is off in views: plugin.Validate refuses
+// --enable-dynamic-resource-allocation with spreadscale.
 func (v *nodeViews) scratch() clustersnapshot.ClusterSnapshot {
 	return predicate.NewPredicateSnapshot(store.NewDeltaSnapshotStore(1), v.fw, false)
 }
