@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
@@ -92,9 +93,7 @@ func caCommand(s *scenario, args []string) (cmd *exec.Cmd, container string) {
 func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 	t.Helper()
 	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	args := []string{
 		"--cloud-provider=kwok",
@@ -116,16 +115,14 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 	args = append(args, s.caArgs...)
 	logPath := filepath.Join(env.artifacts, "logs", "ca-"+s.id+".log")
 	f, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cmd, container := caCommand(s, args)
 	fmt.Fprintf(f, "# %s\n", strings.Join(cmd.Args, " "))
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		f.Close()
-		t.Fatalf("starting %s: %v", cmd.Path, err)
+		require.NoError(t, err, "starting %s", cmd.Path)
 	}
 	p := &caProcess{cmd: cmd, container: container, logPath: logPath, logFile: f, addr: addr, exited: make(chan struct{})}
 	go func() {
@@ -169,7 +166,7 @@ func startCA(t *testing.T, s *scenario, a autoscaler) *caProcess {
 	})
 	if err != nil {
 		s.ca = p
-		t.Fatalf("cluster-autoscaler did not become ready: %v", err)
+		require.NoError(t, err, "cluster-autoscaler did not become ready")
 	}
 	return p
 }

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -176,7 +177,7 @@ func requestsWhileUpcoming(nodes []nodeTimes) int {
 // must ask for exactly the planned nodes (one in zone-a and zone-b, two in
 // zone-c) in one scale-up and ask for nothing more while they are upcoming;
 // stock CA is reported.
-func readyDelayScenario(t *testing.T, id string, a autoscaler, assert bool) {
+func readyDelayScenario(t *testing.T, id string, a autoscaler, check bool) {
 	var groups []nodeGroup
 	for _, g := range threeZones {
 		g.ReadyDelay = readyDelay
@@ -232,39 +233,26 @@ func readyDelayScenario(t *testing.T, id string, a autoscaler, assert bool) {
 
 	// The fault must have happened, whoever runs: kwok kept the new nodes
 	// NotReady for the delay.
-	switch {
-	case len(created) > 0 && minWait < 0:
-		t.Errorf("none of the new nodes was seen Ready")
-	case len(created) > 0 && minWait < minReadyWait:
-		t.Errorf("a new node was Ready %v after its creation, want >= %v: is kwok running with hack/e2e/kwok-stages.yaml (--config)?", minWait, minReadyWait)
+	if len(created) > 0 && assert.GreaterOrEqual(t, minWait, time.Duration(0), "none of the new nodes was seen Ready") {
+		assert.GreaterOrEqual(t, minWait, minReadyWait, "a new node was Ready that soon after its creation: is kwok running with hack/e2e/kwok-stages.yaml (--config)?")
 	}
-	if !assert {
+	if !check {
 		s.row.Result = "ran"
 		return
 	}
-	if !ran {
-		t.Errorf("not all 6 pods ran within %v", timeout)
+	assert.True(t, ran, "not all 6 pods ran within %v", timeout)
+	if s.row.Seconds >= 0 {
+		assert.GreaterOrEqual(t, s.row.Seconds, minReadyWait.Seconds(), "pods ran %.1fs after CA started, before any new node could be Ready", s.row.Seconds)
 	}
-	if s.row.Seconds >= 0 && s.row.Seconds < minReadyWait.Seconds() {
-		t.Errorf("pods ran %.1fs after CA started, before any new node could be Ready", s.row.Seconds)
-	}
-	if sk := skew(s.row.PodsPerZone); sk > 1 {
-		t.Errorf("pods per zone %v: skew %d exceeds maxSkew 1", s.row.PodsPerZone, sk)
-	}
+	assert.LessOrEqual(t, skew(s.row.PodsPerZone), 1, "pods per zone %v: skew exceeds maxSkew 1", s.row.PodsPerZone)
 	// Exactly the planned nodes, once: one scale-up of 4 nodes (1/1/2), no
 	// request while they were upcoming, no other node.
 	want := map[string]int{s.groupID("zone-a"): 1, s.groupID("zone-b"): 1, s.groupID("zone-c"): 2}
-	if len(plans) != 1 {
-		t.Errorf("%d scale-up loops, want 1 (the nodes of the first were upcoming, not missing); plans:\n%s",
-			len(plans), strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
-	} else if fmt.Sprint(plans[0]) != fmt.Sprint(want) {
-		t.Errorf("scale-up plan %v, want %v", plans[0], want)
+	if assert.Len(t, plans, 1, "scale-up loops, want 1 (the nodes of the first were upcoming, not missing); plans:\n%s",
+		strings.Join(s.ca.logLines("Final scale-up plan"), "\n")) {
+		assert.Equal(t, fmt.Sprint(want), fmt.Sprint(plans[0]), "scale-up plan")
 	}
-	if upcoming != 0 {
-		t.Errorf("%d node(s) were requested while earlier new nodes were still upcoming: %s", upcoming, strings.Join(stamps, " "))
-	}
-	if len(created) != 4 || s.row.NodesAdded != 4 {
-		t.Errorf("%d new node(s) appeared and CA reports %d added, want 4 and 4", len(created), s.row.NodesAdded)
-	}
+	assert.Zero(t, upcoming, "node(s) were requested while earlier new nodes were still upcoming: %s", strings.Join(stamps, " "))
+	assert.True(t, len(created) == 4 && s.row.NodesAdded == 4, "%d new node(s) appeared and CA reports %d added, want 4 and 4", len(created), s.row.NodesAdded)
 	expectGroups(t, s, map[string]int{"zone-a": 2, "zone-b": 2, "zone-c": 2})
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -139,13 +141,9 @@ func newScenario(t *testing.T, id, title string, a autoscaler, groups []nodeGrou
 	ctx := context.Background()
 	for _, ns := range []string{s.ns, s.caNS} {
 		_, err := env.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatalf("creating namespace %s: %v", ns, err)
-		}
+		require.NoError(t, err, "creating namespace %s", ns)
 	}
-	if err := bindCANamespace(ctx, s.caNS); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, bindCANamespace(ctx, s.caNS))
 	s.createProviderConfig()
 	regCtx, cancel := context.WithCancel(ctx)
 	s.stopRegistrar = cancel
@@ -181,22 +179,18 @@ func nodeResources() corev1.ResourceList {
 func (s *scenario) teardown() {
 	t := s.t
 	ctx := context.Background()
-	if err := deleteNamespace(ctx, s.ns); err != nil {
-		t.Errorf("deleting namespace %s: %v", s.ns, err)
-	}
+	assert.NoError(t, deleteNamespace(ctx, s.ns), "deleting namespace %s", s.ns)
 	// Nodes CA deletes from now on go at once; the registrar keeps
 	// running until they are gone.
 	s.releaseAll.Store(true)
 	if s.ca != nil {
-		if err := s.ca.stop(); err != nil {
-			t.Errorf("stopping cluster-autoscaler: %v", err)
-		}
+		assert.NoError(t, s.ca.stop(), "stopping cluster-autoscaler")
 		// Every request deploy/'s RBAC refused CA is a missing permission.
 		if lines := s.ca.forbiddenLines(); len(lines) > 0 {
 			if len(lines) > 5 {
 				lines = lines[:5]
 			}
-			t.Errorf("the API server refused cluster-autoscaler requests: deploy/ RBAC lacks a permission:\n%s", strings.Join(lines, "\n"))
+			assert.Fail(t, "the API server refused cluster-autoscaler requests: deploy/ RBAC lacks a permission", strings.Join(lines, "\n"))
 		}
 	}
 	sel := metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id}
@@ -210,7 +204,7 @@ func (s *scenario) teardown() {
 		for _, n := range nodes.Items {
 			left = append(left, n.Name)
 		}
-		t.Errorf("cluster-autoscaler's kwok provider left nodes behind on exit: %v; deleting them", left)
+		assert.Fail(t, "cluster-autoscaler's kwok provider left nodes behind on exit", "%v; deleting them", left)
 		_ = env.client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
 		// The registrar, still running, lifts their finalizers.
 		_ = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -221,9 +215,7 @@ func (s *scenario) teardown() {
 	if s.stopRegistrar != nil {
 		s.stopRegistrar()
 	}
-	if err := deleteNamespace(ctx, s.caNS); err != nil {
-		t.Errorf("deleting namespace %s: %v", s.caNS, err)
-	}
+	assert.NoError(t, deleteNamespace(ctx, s.caNS), "deleting namespace %s", s.caNS)
 	if t.Failed() && s.ca != nil {
 		t.Logf("cluster-autoscaler log: %s\n--- last lines (informer shutdown omitted) ---\n%s", s.ca.logPath, tail(s.ca.logPath, 40))
 	}
@@ -267,9 +259,7 @@ func (s *scenario) startWhenPending(selector string, want int) {
 		}
 		return true, nil
 	})
-	if err != nil {
-		s.t.Fatalf("the %d pods %q were not all running or unschedulable within 90s", want, selector)
-	}
+	require.NoError(s.t, err, "the %d pods %q were not all running or unschedulable within 90s", want, selector)
 	s.t.Logf("%d of %d pods %q unschedulable; starting cluster-autoscaler", pending, want, selector)
 	s.started = time.Now()
 	s.ca = startCA(s.t, s, s.autoscaler)
@@ -325,17 +315,13 @@ func (s *scenario) podsPerZone(selector string) map[string]int {
 		counts[g.Zone] = 0
 	}
 	nodes, err := env.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		s.t.Fatalf("listing nodes: %v", err)
-	}
+	require.NoError(s.t, err, "listing nodes")
 	zoneOf := map[string]string{}
 	for _, n := range nodes.Items {
 		zoneOf[n.Name] = n.Labels[zoneLabel]
 	}
 	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		s.t.Fatalf("listing pods: %v", err)
-	}
+	require.NoError(s.t, err, "listing pods")
 	for _, p := range pods.Items {
 		if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != "" {
 			counts[zoneOf[p.Spec.NodeName]]++
@@ -353,9 +339,7 @@ func (s *scenario) groupSizes() map[string]int {
 		sizes[g.Zone] = 0
 	}
 	nodes, err := env.client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id})
-	if err != nil {
-		s.t.Fatalf("listing nodes: %v", err)
-	}
+	require.NoError(s.t, err, "listing nodes")
 	for _, n := range nodes.Items {
 		if n.DeletionTimestamp == nil {
 			sizes[n.Labels[zoneLabel]]++
@@ -371,14 +355,12 @@ func (s *scenario) record(selector string) {
 	s.row.PodsPerZone = s.podsPerZone(selector)
 	s.row.NodesPerGroup = s.groupSizes()
 	added, err := s.ca.scaledUpNodes()
-	if err != nil {
-		s.t.Errorf("reading cluster-autoscaler metrics: %v", err)
+	if !assert.NoError(s.t, err, "reading cluster-autoscaler metrics") {
 		return
 	}
 	s.row.NodesAdded = added
-	if s.row.Metrics, err = s.ca.spreadscaleMetrics(); err != nil {
-		s.t.Errorf("reading spreadscale metrics: %v", err)
-	}
+	s.row.Metrics, err = s.ca.spreadscaleMetrics()
+	assert.NoError(s.t, err, "reading spreadscale metrics")
 }
 
 // skew is max - min over the counts.

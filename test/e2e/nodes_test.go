@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -68,17 +69,14 @@ func (s *scenario) createProviderConfig() {
 	}
 	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
 	templates, err := json.Marshal(list)
-	if err != nil {
-		s.t.Fatalf("encoding node templates: %v", err)
-	}
+	require.NoError(s.t, err, "encoding node templates")
 	for name, data := range map[string]map[string]string{
 		"kwok-provider-config":    {"config": config},
 		"kwok-provider-templates": {"templates": string(templates)},
 	} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.caNS}, Data: data}
-		if _, err := env.client.CoreV1().ConfigMaps(s.caNS).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
-			s.t.Fatalf("creating ConfigMap %s/%s: %v", s.caNS, name, err)
-		}
+		_, err := env.client.CoreV1().ConfigMaps(s.caNS).Create(context.Background(), cm, metav1.CreateOptions{})
+		require.NoError(s.t, err, "creating ConfigMap %s/%s", s.caNS, name)
 	}
 }
 
@@ -108,9 +106,8 @@ func (s *scenario) createInitialNodes() {
 			if g.DeleteDelay > 0 {
 				node.Finalizers = []string{cloudDeleteFinalizer}
 			}
-			if _, err := env.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-				s.t.Fatalf("creating node %s: %v", name, err)
-			}
+			_, err := env.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+			require.NoError(s.t, err, "creating node %s", name)
 			names = append(names, name)
 		}
 	}
@@ -126,17 +123,11 @@ func (s *scenario) createInitialNodes() {
 		}
 		return true, nil
 	})
-	if err != nil {
-		s.t.Fatalf("initial nodes %v did not become Ready and untainted: %v", names, err)
-	}
+	require.NoError(s.t, err, "initial nodes %v did not become Ready and untainted", names)
 	for _, name := range names {
 		n, err := env.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		if got := n.Status.Allocatable.Cpu().String(); got != nodeCPU {
-			s.t.Fatalf("node %s has allocatable cpu %s, want %s (status not kept on create?)", name, got, nodeCPU)
-		}
+		require.NoError(s.t, err)
+		require.Equal(s.t, nodeCPU, n.Status.Allocatable.Cpu().String(), "node %s: allocatable cpu (status not kept on create?)", name)
 	}
 }
 

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -272,13 +274,9 @@ func bindCANamespace(ctx context.Context, ns string) error {
 func caClient(t *testing.T) kubernetes.Interface {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", env.caKubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
@@ -289,24 +287,14 @@ func TestRBAC(t *testing.T) {
 	c := caClient(t)
 
 	review, err := c.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("SelfSubjectReview with CA's token: %v", err)
-	}
-	if got := review.Status.UserInfo.Username; got != caUser {
-		t.Fatalf("CA authenticates as %q, want %q", got, caUser)
-	}
-	for _, g := range review.Status.UserInfo.Groups {
-		if g == "system:masters" {
-			t.Fatalf("CA's token is in system:masters")
-		}
-	}
+	require.NoError(t, err, "SelfSubjectReview with CA's token")
+	require.Equal(t, caUser, review.Status.UserInfo.Username, "the user CA authenticates as")
+	require.NotContains(t, review.Status.UserInfo.Groups, "system:masters", "CA's token is in system:masters")
 
-	if _, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		t.Errorf("listing Nodes with CA's token (deploy/clusterrole.yaml allows it): %v", err)
-	}
-	if _, err := c.StorageV1().CSIStorageCapacities(metav1.NamespaceAll).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		t.Errorf("listing CSIStorageCapacities with CA's token (deploy/clusterrole.yaml allows it): %v", err)
-	}
+	_, err = c.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
+	assert.NoError(t, err, "listing Nodes with CA's token (deploy/clusterrole.yaml allows it)")
+	_, err = c.StorageV1().CSIStorageCapacities(metav1.NamespaceAll).List(ctx, metav1.ListOptions{Limit: 1})
+	assert.NoError(t, err, "listing CSIStorageCapacities with CA's token (deploy/clusterrole.yaml allows it)")
 
 	refused := []struct {
 		what string
@@ -341,9 +329,7 @@ func TestRBAC(t *testing.T) {
 		}},
 	}
 	for _, r := range refused {
-		if err := r.call(); !apierrors.IsForbidden(err) {
-			t.Errorf("%s with CA's token: got %v, want Forbidden", r.what, err)
-		} else {
+		if err := r.call(); assert.True(t, apierrors.IsForbidden(err), "%s with CA's token: got %v, want Forbidden", r.what, err) {
 			t.Logf("refused as expected: %s", r.what)
 		}
 	}
@@ -356,26 +342,20 @@ func TestDeployManifests(t *testing.T) {
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	for _, name := range []string{"deployment.yaml", "poddisruptionbudget.yaml", "service.yaml"} {
 		objs, err := readObjects(filepath.Join(*deployDirFlag, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, o := range objs {
 			switch o := o.(type) {
 			case *appsv1.Deployment:
-				if o.Spec.Template.Spec.ServiceAccountName != caServiceAccount {
-					t.Errorf("deploy/%s: serviceAccountName %q, want %q", name, o.Spec.Template.Spec.ServiceAccountName, caServiceAccount)
-				}
+				assert.Equal(t, caServiceAccount, o.Spec.Template.Spec.ServiceAccountName, "deploy/%s: serviceAccountName", name)
 				_, err = env.client.AppsV1().Deployments(o.Namespace).Create(ctx, o, dry)
 			case *policyv1.PodDisruptionBudget:
 				_, err = env.client.PolicyV1().PodDisruptionBudgets(o.Namespace).Create(ctx, o, dry)
 			case *corev1.Service:
 				_, err = env.client.CoreV1().Services(o.Namespace).Create(ctx, o, dry)
 			default:
-				t.Fatalf("deploy/%s: unexpected %T", name, o)
+				require.FailNow(t, fmt.Sprintf("deploy/%s: unexpected %T", name, o))
 			}
-			if err != nil {
-				t.Errorf("deploy/%s: the API server rejects it: %v", name, err)
-			}
+			assert.NoError(t, err, "deploy/%s: the API server rejects it", name)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -95,16 +97,15 @@ func hardSpread(key string, selector map[string]string, minDomains *int32) corev
 
 func (s *scenario) createDeployment(d *appsv1.Deployment) {
 	s.t.Helper()
-	if _, err := env.client.AppsV1().Deployments(s.ns).Create(context.Background(), d, metav1.CreateOptions{}); err != nil {
-		s.t.Fatalf("creating Deployment %s: %v", d.Name, err)
-	}
+	_, err := env.client.AppsV1().Deployments(s.ns).Create(context.Background(), d, metav1.CreateOptions{})
+	require.NoError(s.t, err, "creating Deployment %s", d.Name)
 }
 
 // zoneSpread: 6 pods of 1.5 CPU (one per 2-CPU node) spread over zones with
 // maxSkew 1; two pods fit the existing nodes. With assertions (spreadscale)
 // all pods must run 2/2/2 after exactly one scale-up loop; without (stock CA)
 // the outcome is only reported.
-func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
+func zoneSpread(t *testing.T, id string, a autoscaler, check bool) {
 	s := newScenario(t, id, "zone-spread 6x1.5cpu", a, threeZones)
 	labels := map[string]string{"app": "web"}
 	s.createDeployment(deployment("web", 6, podTemplate(labels, "1500m",
@@ -112,7 +113,7 @@ func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
 	s.startWhenPending("app=web", 6)
 
 	timeout := *timeoutFlag
-	if !assert && timeout > 3*time.Minute {
+	if !check && timeout > 3*time.Minute {
 		// Stock CA may never open zone-c; do not wait for long.
 		timeout = 3 * time.Minute
 	}
@@ -122,7 +123,7 @@ func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
 	t.Logf("%s: all running=%v after %.1fs, loops=%d, pods per zone %v, nodes per group %v",
 		a.Name, ran, s.row.Seconds, s.row.Loops, s.row.PodsPerZone, s.row.NodesPerGroup)
 
-	if !assert {
+	if !check {
 		s.row.Result = "ran"
 		var notes []string
 		if !ran {
@@ -134,15 +135,9 @@ func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
 		s.row.Note = strings.Join(notes, "; ")
 		return
 	}
-	if !ran {
-		t.Errorf("not all 6 pods ran within %v", timeout)
-	}
-	if sk := skew(s.row.PodsPerZone); sk > 1 {
-		t.Errorf("pods per zone %v: skew %d over the three zones exceeds maxSkew 1", s.row.PodsPerZone, sk)
-	}
-	if s.row.Loops != 1 {
-		t.Errorf("scale-up took %d loops, want exactly 1; plans:\n%s", s.row.Loops, strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
-	}
+	assert.True(t, ran, "not all 6 pods ran within %v", timeout)
+	assert.LessOrEqual(t, skew(s.row.PodsPerZone), 1, "pods per zone %v: skew over the three zones exceeds maxSkew 1", s.row.PodsPerZone)
+	assert.Equal(t, 1, s.row.Loops, "scale-up loops, want exactly 1; plans:\n%s", strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
 	// One pod per node: exactly one new node in zone-a and zone-b, two in
 	// zone-c.
 	expectGroups(t, s, map[string]int{"zone-a": 2, "zone-b": 2, "zone-c": 2})
@@ -152,9 +147,8 @@ func zoneSpread(t *testing.T, id string, a autoscaler, assert bool) {
 func expectGroups(t *testing.T, s *scenario, want map[string]int) {
 	t.Helper()
 	for zone, n := range want {
-		if got := s.row.NodesPerGroup[zone]; got != n {
-			t.Errorf("nodes per group %v, want %v; plans:\n%s", s.row.NodesPerGroup, want,
-				strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
+		if !assert.Equal(t, n, s.row.NodesPerGroup[zone], "nodes in %s: nodes per group %v, want %v; plans:\n%s", zone, s.row.NodesPerGroup, want,
+			strings.Join(s.ca.logLines("Final scale-up plan"), "\n")) {
 			return
 		}
 	}
@@ -164,7 +158,7 @@ func expectGroups(t *testing.T, s *scenario, want map[string]int) {
 // zone may hold one pod until a third zone exists: the zone-c group must be
 // opened (with one node), then 6 small pods spread 2/2/2. Asserted for
 // spreadscale, reported for stock CA.
-func minDomains(t *testing.T, id string, a autoscaler, assert bool) {
+func minDomains(t *testing.T, id string, a autoscaler, check bool) {
 	s := newScenario(t, id, "minDomains=3, 2 zones realized", a, threeZones)
 	labels := map[string]string{"app": "md"}
 	s.createDeployment(deployment("md", 6, podTemplate(labels, "250m",
@@ -174,25 +168,19 @@ func minDomains(t *testing.T, id string, a autoscaler, assert bool) {
 	ran := s.waitRunning("app=md", 6, *timeoutFlag)
 	s.settle()
 	s.record("app=md")
-	if !assert {
+	if !check {
 		s.row.Result = "ran"
 		if !ran {
 			s.row.Note = fmt.Sprintf("not all pods ran within %v", *timeoutFlag)
 		}
 		return
 	}
-	if !ran {
-		t.Errorf("not all 6 pods ran within %v", *timeoutFlag)
-	}
-	if s.row.NodesPerGroup["zone-c"] < 1 {
-		t.Errorf("the zone-c group was not opened: nodes per group %v", s.row.NodesPerGroup)
-	}
+	assert.True(t, ran, "not all 6 pods ran within %v", *timeoutFlag)
+	assert.GreaterOrEqual(t, s.row.NodesPerGroup["zone-c"], 1, "the zone-c group was not opened: nodes per group %v", s.row.NodesPerGroup)
 	// The existing nodes have room for all the pods once a third zone
 	// exists: one node in zone-c is all it takes.
 	expectGroups(t, s, map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1})
-	if sk := skew(s.row.PodsPerZone); sk > 1 || s.row.PodsPerZone["zone-c"] == 0 {
-		t.Errorf("pods per zone %v violate maxSkew 1 over three zones", s.row.PodsPerZone)
-	}
+	assert.True(t, skew(s.row.PodsPerZone) <= 1 && s.row.PodsPerZone["zone-c"] != 0, "pods per zone %v violate maxSkew 1 over three zones", s.row.PodsPerZone)
 }
 
 // unsatisfiable: the pod's required node affinity allows only zone-a, whose
@@ -207,9 +195,7 @@ func unsatisfiable(t *testing.T) {
 	s := newScenario(t, "unsat", "affinity to a zone at max size", spreadscaleCA, groups)
 	filler := map[string]string{"app": "filler"}
 	s.createDeployment(deployment("filler", 1, podTemplate(filler, "1500m", nil, nil, map[string]string{zoneLabel: "zone-a"})))
-	if !s.waitRunning("app=filler", 1, 2*time.Minute) {
-		t.Fatalf("the filler pod did not run on zone-a's node")
-	}
+	require.True(t, s.waitRunning("app=filler", 1, 2*time.Minute), "the filler pod did not run on zone-a's node")
 	before := s.groupSizes()
 
 	labels := map[string]string{"app": "stuck"}
@@ -238,39 +224,25 @@ func unsatisfiable(t *testing.T) {
 		}
 		return false, nil
 	})
-	if err != nil {
-		t.Errorf("no NotTriggerScaleUp event for the stuck pod within 90s")
-	} else {
+	if assert.NoError(t, err, "no NotTriggerScaleUp event for the stuck pod within 90s") {
 		t.Logf("NotTriggerScaleUp: %s", reason)
 		s.row.Note = "event: " + reason
-		if !strings.Contains(reason, "max node group size reached") {
-			t.Errorf("NotTriggerScaleUp message %q does not name the group at its max size", reason)
-		}
+		assert.Contains(t, reason, "max node group size reached", "NotTriggerScaleUp message does not name the group at its max size")
 	}
 	// Keep watching for a while: no loop may scale anything up.
 	time.Sleep(10 * scanInterval)
 	s.record("app=stuck")
 	after := s.row.NodesPerGroup
 	for _, zone := range sortedKeys(before) {
-		if after[zone] != before[zone] {
-			t.Errorf("group %s changed size from %d to %d", zone, before[zone], after[zone])
-		}
+		assert.Equal(t, before[zone], after[zone], "group %s changed size", zone)
 	}
-	if s.row.NodesAdded != 0 {
-		t.Errorf("CA metrics report %d node(s) added for an unsatisfiable pod", s.row.NodesAdded)
-	}
-	if s.row.Loops != 0 {
-		t.Errorf("CA ran %d scale-up loop(s) for an unsatisfiable pod:\n%s", s.row.Loops,
-			strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
-	}
+	assert.Zero(t, s.row.NodesAdded, "CA metrics report node(s) added for an unsatisfiable pod")
+	assert.Zero(t, s.row.Loops, "CA ran scale-up loop(s) for an unsatisfiable pod:\n%s",
+		strings.Join(s.ca.logLines("Final scale-up plan"), "\n"))
 	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=stuck"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range pods.Items {
-		if p.Spec.NodeName != "" {
-			t.Errorf("pod %s was scheduled to %s; it should have stayed pending", p.Name, p.Spec.NodeName)
-		}
+		assert.Empty(t, p.Spec.NodeName, "pod %s was scheduled; it should have stayed pending", p.Name)
 	}
 }
 
@@ -302,18 +274,14 @@ func redisStatefulSets(t *testing.T) {
 				Template:            podTemplate(labels, "750m", spread, affinity, nil),
 			},
 		}
-		if _, err := env.client.AppsV1().StatefulSets(s.ns).Create(context.Background(), ss, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("creating StatefulSet %s: %v", name, err)
-		}
+		_, err := env.client.AppsV1().StatefulSets(s.ns).Create(context.Background(), ss, metav1.CreateOptions{})
+		require.NoError(t, err, "creating StatefulSet %s", name)
 	}
 	s.startWhenPending("app=redis", 9)
 	ran := s.waitRunning("app=redis", 9, *timeoutFlag)
 	s.settle()
 	s.record("app=redis")
-	if !ran {
-		t.Errorf("not all 9 redis pods ran within %v", *timeoutFlag)
-	}
-	if got := s.row.PodsPerZone; got["zone-a"] != 3 || got["zone-b"] != 3 || got["zone-c"] != 3 {
-		t.Errorf("pods per zone %v, want 3 per zone (one replica of each shard)", got)
-	}
+	assert.True(t, ran, "not all 9 redis pods ran within %v", *timeoutFlag)
+	got := s.row.PodsPerZone
+	assert.True(t, got["zone-a"] == 3 && got["zone-b"] == 3 && got["zone-c"] == 3, "pods per zone %v, want 3 per zone (one replica of each shard)", got)
 }

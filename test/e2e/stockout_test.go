@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,20 +73,18 @@ func installStockout(s *scenario, zone, otherZone string) string {
 	ctx := context.Background()
 	policy, binding, message := stockoutPolicy(s, zone)
 	adm := env.client.AdmissionregistrationV1()
-	if _, err := adm.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ValidatingAdmissionPolicy %s: %v", policy.Name, err)
-	}
+	_, err := adm.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{})
+	require.NoError(t, err, "creating ValidatingAdmissionPolicy %s", policy.Name)
 	t.Cleanup(func() {
-		if err := adm.ValidatingAdmissionPolicyBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting ValidatingAdmissionPolicyBinding %s: %v", binding.Name, err)
+		if err := adm.ValidatingAdmissionPolicyBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{}); !apierrors.IsNotFound(err) {
+			assert.NoError(t, err, "deleting ValidatingAdmissionPolicyBinding %s", binding.Name)
 		}
-		if err := adm.ValidatingAdmissionPolicies().Delete(context.Background(), policy.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting ValidatingAdmissionPolicy %s: %v", policy.Name, err)
+		if err := adm.ValidatingAdmissionPolicies().Delete(context.Background(), policy.Name, metav1.DeleteOptions{}); !apierrors.IsNotFound(err) {
+			assert.NoError(t, err, "deleting ValidatingAdmissionPolicy %s", policy.Name)
 		}
 	})
-	if _, err := adm.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ValidatingAdmissionPolicyBinding %s: %v", binding.Name, err)
-	}
+	_, err = adm.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{})
+	require.NoError(t, err, "creating ValidatingAdmissionPolicyBinding %s", binding.Name)
 	probe := func(z string) error {
 		g := nodeGroup{Zone: z}
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: s.groupID(z) + "-stockout-probe", Labels: s.nodeLabels(g)}}
@@ -92,16 +92,12 @@ func installStockout(s *scenario, zone, otherZone string) string {
 		return err
 	}
 	var last error
-	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
 		last = probe(zone)
 		return last != nil && strings.Contains(last.Error(), message), nil
 	})
-	if err != nil {
-		t.Fatalf("the API server does not enforce the stockout policy within 60s (last dry-run create: %v)", last)
-	}
-	if err := probe(otherZone); err != nil {
-		t.Fatalf("the stockout policy also refuses %s nodes: %v", otherZone, err)
-	}
+	require.NoError(t, err, "the API server does not enforce the stockout policy within 60s (last dry-run create: %v)", last)
+	require.NoError(t, probe(otherZone), "the stockout policy also refuses %s nodes", otherZone)
 	t.Logf("stockout of %s in force: %v", zone, last)
 	return message
 }
@@ -150,7 +146,7 @@ func eventSummary(ns string, reasons ...string) []string {
 // group off, and a later loop re-plans over zone-a and zone-b: all pods run,
 // 3/3, within maxSkew (zone-c has no node, so it is no domain), and the
 // events name the refusal. Stock CA is reported.
-func stockoutScenario(t *testing.T, id string, a autoscaler, assert bool) {
+func stockoutScenario(t *testing.T, id string, a autoscaler, check bool) {
 	s := newScenario(t, id, "zone-spread 6x1.5cpu, zone-c stocked out", a, threeZones)
 	message := installStockout(s, stockoutZone, "zone-a")
 	labels := map[string]string{"app": "so"}
@@ -159,7 +155,7 @@ func stockoutScenario(t *testing.T, id string, a autoscaler, assert bool) {
 	s.startWhenPending("app=so", 6)
 
 	timeout := *timeoutFlag
-	if !assert && timeout > 3*time.Minute {
+	if !check && timeout > 3*time.Minute {
 		timeout = 3 * time.Minute
 	}
 	ran := s.waitRunning("app=so", 6, timeout)
@@ -210,41 +206,29 @@ func stockoutScenario(t *testing.T, id string, a autoscaler, assert bool) {
 	}
 	s.row.Note = strings.Join(notes, "; ")
 
-	if !assert {
+	if !check {
 		s.row.Result = "ran"
 		return
 	}
-	if !ran {
-		t.Errorf("not all 6 pods ran within %v", timeout)
-	}
+	assert.True(t, ran, "not all 6 pods ran within %v", timeout)
 	// The stockout was hit: the first plan asked for zone-c, and no later
 	// one did (the group is backed off).
-	if len(plans) == 0 || plans[0][zoneC] == 0 {
-		t.Errorf("the first scale-up plan does not ask for %s, so the stockout was never hit: plans %v", zoneC, plans)
-	}
+	assert.True(t, len(plans) > 0 && plans[0][zoneC] != 0, "the first scale-up plan does not ask for %s, so the stockout was never hit: plans %v", zoneC, plans)
 	for i, p := range plans {
-		if i > 0 && p[zoneC] > 0 {
-			t.Errorf("plan %d asks for the backed-off group %s again: %v", i+1, zoneC, p)
+		if i > 0 {
+			assert.LessOrEqual(t, p[zoneC], 0, "plan %d asks for the backed-off group %s again: %v", i+1, zoneC, p)
 		}
 	}
-	if len(plans) < 2 {
-		t.Errorf("%d scale-up loop(s): want the failed one and a re-plan over zone-a and zone-b", len(plans))
-	}
-	if got := s.row.NodesPerGroup[stockoutZone]; got != 0 {
-		t.Errorf("%d node(s) in the stocked-out zone", got)
-	}
+	assert.GreaterOrEqual(t, len(plans), 2, "scale-up loops: want the failed one and a re-plan over zone-a and zone-b")
+	assert.Zero(t, s.row.NodesPerGroup[stockoutZone], "node(s) in the stocked-out zone")
 	expectGroups(t, s, map[string]int{"zone-a": 3, "zone-b": 3, "zone-c": 0})
 	perZone := map[string]int{"zone-a": s.row.PodsPerZone["zone-a"], "zone-b": s.row.PodsPerZone["zone-b"]}
-	if sk := skew(perZone); sk > 1 || s.row.PodsPerZone[stockoutZone] != 0 {
-		t.Errorf("pods per zone %v: want zone-a and zone-b within maxSkew 1 and none in %s", s.row.PodsPerZone, stockoutZone)
-	}
+	assert.True(t, skew(perZone) <= 1 && s.row.PodsPerZone[stockoutZone] == 0,
+		"pods per zone %v: want zone-a and zone-b within maxSkew 1 and none in %s", s.row.PodsPerZone, stockoutZone)
 	// The events name the reason: CA's own event on its status ConfigMap
 	// carries the provider's error (the API server's refusal), and the pods
 	// the failed plan left without a node say which group failed.
-	if len(failed) == 0 || !strings.Contains(failed[0], zoneC) || !strings.Contains(failed[0], message) {
-		t.Errorf("no FailedToScaleUpGroup event naming %s and the refusal %q; CA events:\n%s", zoneC, message, strings.Join(caEvents, "\n"))
-	}
-	if len(podReasons) == 0 {
-		t.Errorf("no NotTriggerScaleUp pod event names the failed group %s; pod events:\n%s", zoneC, strings.Join(podEvents, "\n"))
-	}
+	assert.True(t, len(failed) > 0 && strings.Contains(failed[0], zoneC) && strings.Contains(failed[0], message),
+		"no FailedToScaleUpGroup event naming %s and the refusal %q; CA events:\n%s", zoneC, message, strings.Join(caEvents, "\n"))
+	assert.NotEmpty(t, podReasons, "no NotTriggerScaleUp pod event names the failed group %s; pod events:\n%s", zoneC, strings.Join(podEvents, "\n"))
 }

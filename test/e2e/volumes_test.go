@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -24,9 +26,9 @@ import (
 // the scheduler's VolumeBinding filter admits db-2 only in zone-c. The
 // zone-c group must grow by exactly one node and db-2 land on it; the PV
 // controller of the controller manager binds the claims, the real
-// scheduler binds the pods. Asserted with assert (spreadscale), reported
+// scheduler binds the pods. Asserted when check is set (spreadscale), reported
 // otherwise (stock CA).
-func zonalVolumes(t *testing.T, id string, a autoscaler, assert bool) {
+func zonalVolumes(t *testing.T, id string, a autoscaler, check bool) {
 	s := newScenario(t, id, "StatefulSet with zonal PVs, zone-c at 0 (#6000)", a, threeZones)
 	zones := []string{"zone-a", "zone-b", "zone-c"}
 	for i, zone := range zones {
@@ -50,9 +52,8 @@ func zonalVolumes(t *testing.T, id string, a autoscaler, assert bool) {
 		},
 	}
 	ss.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
-	if _, err := env.client.AppsV1().StatefulSets(s.ns).Create(context.Background(), ss, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating StatefulSet db: %v", err)
-	}
+	_, err := env.client.AppsV1().StatefulSets(s.ns).Create(context.Background(), ss, metav1.CreateOptions{})
+	require.NoError(t, err, "creating StatefulSet db")
 	s.startWhenPending("app=db", 3)
 	ran := s.waitRunning("app=db", 3, *timeoutFlag)
 	s.settle()
@@ -60,25 +61,19 @@ func zonalVolumes(t *testing.T, id string, a autoscaler, assert bool) {
 	landed := s.podZones("app=db")
 	t.Logf("%s: all running=%v after %.1fs, loops=%d, zone of each replica %v, nodes per group %v",
 		a.Name, ran, s.row.Seconds, s.row.Loops, landed, s.row.NodesPerGroup)
-	if !assert {
+	if !check {
 		s.row.Result = "ran"
 		if !ran {
 			s.row.Note = fmt.Sprintf("not all pods ran within %v", *timeoutFlag)
 		}
 		return
 	}
-	if !ran {
-		t.Errorf("not all 3 replicas ran within %v", *timeoutFlag)
-	}
-	if s.row.Loops != 1 {
-		t.Errorf("scale-up took %d loops, want exactly 1", s.row.Loops)
-	}
+	assert.True(t, ran, "not all 3 replicas ran within %v", *timeoutFlag)
+	assert.Equal(t, 1, s.row.Loops, "scale-up loops, want exactly 1")
 	expectGroups(t, s, map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1})
 	want := map[string]string{"db-0": "zone-a", "db-1": "zone-b", "db-2": "zone-c"}
 	for pod, zone := range want {
-		if landed[pod] != zone {
-			t.Errorf("replica %s runs in %q, want %s, its volume's zone (all: %v)", pod, landed[pod], zone, landed)
-		}
+		assert.Equal(t, zone, landed[pod], "zone of replica %s, want its volume's zone (all: %v)", pod, landed)
 	}
 }
 
@@ -117,13 +112,11 @@ func (s *scenario) createZonalVolume(claim, zone string) string {
 			}}}},
 		},
 	}
-	if _, err := env.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
-		s.t.Fatalf("creating PersistentVolume %s: %v", name, err)
-	}
+	_, err := env.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+	require.NoError(s.t, err, "creating PersistentVolume %s", name)
 	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: claim}, Spec: zonalClaimSpec(name)}
-	if _, err := env.client.CoreV1().PersistentVolumeClaims(s.ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
-		s.t.Fatalf("creating PersistentVolumeClaim %s/%s: %v", s.ns, claim, err)
-	}
+	_, err = env.client.CoreV1().PersistentVolumeClaims(s.ns).Create(ctx, pvc, metav1.CreateOptions{})
+	require.NoError(s.t, err, "creating PersistentVolumeClaim %s/%s", s.ns, claim)
 	return name
 }
 
@@ -145,9 +138,7 @@ func (s *scenario) waitClaimsBound(want int) {
 		}
 		return bound == want, nil
 	})
-	if err != nil {
-		s.t.Fatalf("the PV controller did not bind the %d claims of %s: %v", want, s.ns, err)
-	}
+	require.NoError(s.t, err, "the PV controller did not bind the %d claims of %s", want, s.ns)
 }
 
 // podZones maps each pod matching selector to the zone of its node ("" when
@@ -156,9 +147,7 @@ func (s *scenario) podZones(selector string) map[string]string {
 	s.t.Helper()
 	ctx := context.Background()
 	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		s.t.Fatalf("listing pods: %v", err)
-	}
+	require.NoError(s.t, err, "listing pods")
 	zones := map[string]string{}
 	for _, p := range pods.Items {
 		zones[p.Name] = ""
@@ -166,9 +155,7 @@ func (s *scenario) podZones(selector string) map[string]string {
 			continue
 		}
 		node, err := env.client.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
-		if err != nil {
-			s.t.Fatalf("getting node %s of pod %s: %v", p.Spec.NodeName, p.Name, err)
-		}
+		require.NoError(s.t, err, "getting node %s of pod %s", p.Spec.NodeName, p.Name)
 		zones[p.Name] = node.Labels[zoneLabel]
 	}
 	return zones
