@@ -6,10 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
 	"sigs.k8s.io/yaml"
@@ -56,59 +57,38 @@ func TestParseDeclaredDomains(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := parseDeclaredDomains([]byte(c.in))
 			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("error = %v, want one containing %q", err, c.wantErr)
-				}
+				require.ErrorContains(t, err, c.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatalf("unexpected error: %v", err)
-			}
-			if !reflect.DeepEqual(got, c.want) {
-				t.Fatalf("got %v, want %v", got, c.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, c.want, got)
 		})
 	}
 }
 
 func TestLoadDeclaredDomains(t *testing.T) {
-	if got, err := loadDeclaredDomains(""); err != nil || got != nil {
-		t.Fatalf("empty path: got %v, %v; want nil, nil", got, err)
-	}
-	_, err := loadDeclaredDomains(filepath.Join(t.TempDir(), "missing.yaml"))
-	if err == nil || !strings.Contains(err.Error(), "--"+declaredDomainsFlag) {
-		t.Fatalf("missing file: error %v should name the flag", err)
-	}
+	got, err := loadDeclaredDomains("")
+	require.NoError(t, err, "empty path")
+	require.Nil(t, got, "empty path")
+	_, err = loadDeclaredDomains(filepath.Join(t.TempDir(), "missing.yaml"))
+	require.ErrorContains(t, err, "--"+declaredDomainsFlag, "missing file: the error should name the flag")
 	path := filepath.Join(t.TempDir(), "domains.yaml")
-	if err := os.WriteFile(path, []byte("ng: [zone]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte("ng: [zone]\n"), 0o600))
 	_, err = loadDeclaredDomains(path)
-	if err == nil || !strings.Contains(err.Error(), path) {
-		t.Fatalf("bad file: error %v should name the file", err)
-	}
+	require.ErrorContains(t, err, path, "bad file: the error should name the file")
 }
 
 func TestValidateEstimator(t *testing.T) {
 	for _, ok := range []string{"binpacking", "topology-spread"} {
-		if err := validateEstimator(ok); err != nil {
-			t.Errorf("%s: unexpected error %v", ok, err)
-		}
+		assert.NoError(t, validateEstimator(ok), ok)
 	}
-	err := validateEstimator("oracle")
-	if err == nil || !strings.Contains(err.Error(), "binpacking,topology-spread") {
-		t.Errorf("unknown estimator: error %v should list the available values", err)
-	}
+	assert.ErrorContains(t, validateEstimator("oracle"), "binpacking,topology-spread", "unknown estimator: the error should list the available values")
 }
 
 func TestCheckUnsupported(t *testing.T) {
-	if err := checkUnsupported(config.AutoscalingOptions{}); err != nil {
-		t.Fatalf("unexpected error %v", err)
-	}
+	require.NoError(t, checkUnsupported(config.AutoscalingOptions{}))
 	err := checkUnsupported(config.AutoscalingOptions{ProvisioningRequestEnabled: true})
-	if err == nil || !strings.Contains(err.Error(), "ProvisioningRequest") {
-		t.Fatalf("error %v should explain ProvisioningRequest support is absent", err)
-	}
+	require.ErrorContains(t, err, "ProvisioningRequest", "the error should explain ProvisioningRequest support is absent")
 }
 
 func TestAdjustUpstreamFlags(t *testing.T) {
@@ -116,36 +96,20 @@ func TestAdjustUpstreamFlags(t *testing.T) {
 	fs.String("expander", "least-waste", "")
 	fs.String("estimator", "binpacking", "")
 	fs.Bool(provReqFlag, false, "")
-	if err := adjustUpstreamFlags(fs); err != nil {
-		t.Fatal(err)
-	}
-	if v := fs.Lookup("expander").Value.String(); v != "topology-spread,least-waste" {
-		t.Errorf("expander default = %q", v)
-	}
-	if v := fs.Lookup("estimator").DefValue; v != "topology-spread" {
-		t.Errorf("estimator default = %q", v)
-	}
-	if err := fs.Parse([]string{"--expander=random", "--estimator=binpacking"}); err != nil {
-		t.Fatal(err)
-	}
-	if v := fs.Lookup("expander").Value.String(); v != "random" {
-		t.Errorf("explicit expander = %q", v)
-	}
-	if u := fs.Lookup(provReqFlag).Usage; !strings.Contains(u, "Not supported") {
-		t.Errorf("provisioning request flag usage %q should say it is unsupported", u)
-	}
-	if err := adjustUpstreamFlags(goflag.NewFlagSet("empty", goflag.ContinueOnError)); err == nil {
-		t.Error("missing upstream flags should be an error")
-	}
+	require.NoError(t, adjustUpstreamFlags(fs))
+	assert.Equal(t, "topology-spread,least-waste", fs.Lookup("expander").Value.String(), "expander default")
+	assert.Equal(t, "topology-spread", fs.Lookup("estimator").DefValue, "estimator default")
+	require.NoError(t, fs.Parse([]string{"--expander=random", "--estimator=binpacking"}))
+	assert.Equal(t, "random", fs.Lookup("expander").Value.String(), "explicit expander")
+	assert.Contains(t, fs.Lookup(provReqFlag).Usage, "Not supported", "the provisioning request flag's usage should say it is unsupported")
+	assert.Error(t, adjustUpstreamFlags(goflag.NewFlagSet("empty", goflag.ContinueOnError)), "missing upstream flags should be an error")
 }
 
 // TestUpstreamFlagsAdjustable checks that the real CA flag set (registered
 // by config/flags at init) has every flag this binary adjusts.
 func TestUpstreamFlagsAdjustable(t *testing.T) {
 	for _, name := range []string{"expander", "estimator", provReqFlag} {
-		if goflag.CommandLine.Lookup(name) == nil {
-			t.Errorf("CA flag --%s is not registered", name)
-		}
+		assert.NotNil(t, goflag.CommandLine.Lookup(name), "CA flag --%s is not registered", name)
 	}
 }
 
@@ -185,18 +149,12 @@ func TestCheckFlagCombination(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			err := checkFlagCombination(config.AutoscalingOptions{ExpanderNames: c.expander, EstimatorName: c.estimator}, c.declared)
 			if len(c.wantErr) == 0 {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
+				require.NoError(t, err)
 				return
 			}
-			if err == nil {
-				t.Fatal("want an error, got none")
-			}
+			require.Error(t, err)
 			for _, w := range c.wantErr {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q should contain %q", err, w)
-				}
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}
@@ -208,14 +166,10 @@ func TestStartupSummary(t *testing.T) {
 		"spreadscale cluster-autoscaler " + version, "(Cluster Autoscaler 1.33.0)", `cloud provider "kwok"`,
 		"expander chain topology-spread -> least-waste", "estimator topology-spread", "topology spread planning on",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("%q should contain %q", got, want)
-		}
+		assert.Contains(t, got, want)
 	}
 	stock := startupSummary(config.AutoscalingOptions{ExpanderNames: "random", EstimatorName: "binpacking"})
-	if !strings.Contains(stock, "planning off") {
-		t.Errorf("%q should say planning is off", stock)
-	}
+	assert.Contains(t, stock, "planning off", "the stock summary should say planning is off")
 }
 
 // mainArgsEnv, when set, makes the test binary run main() with these
@@ -244,17 +198,17 @@ func runMain(t *testing.T, args ...string) (int, string, string) {
 	code := 0
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+	} else {
+		require.NoError(t, err)
 	}
 	return code, stdout.String(), stderr.String()
 }
 
 func TestMainVersion(t *testing.T) {
 	code, stdout, stderr := runMain(t, "--version")
-	if code != 0 || !strings.Contains(stdout, "spreadscale cluster-autoscaler ") || !strings.Contains(stdout, "(Cluster Autoscaler 1.33.0)") {
-		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
-	}
+	require.Equal(t, 0, code, "--version: exit code; stderr %q", stderr)
+	require.Contains(t, stdout, "spreadscale cluster-autoscaler ", "--version: stdout; stderr %q", stderr)
+	require.Contains(t, stdout, "(Cluster Autoscaler 1.33.0)", "--version: stdout; stderr %q", stderr)
 }
 
 func TestMainRefusesContradictoryFlags(t *testing.T) {
@@ -268,18 +222,14 @@ func TestMainRefusesContradictoryFlags(t *testing.T) {
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
 			code, _, stderr := runMain(t, args...)
-			if code != 2 || !strings.HasPrefix(stderr, "Invalid configuration: ") {
-				t.Fatalf("%v: exit %d, stderr %q; want exit 2 and the reason", args, code, stderr)
-			}
-			if strings.Contains(stderr, "goroutine ") {
-				t.Errorf("the refusal should not dump goroutines: %q", stderr)
-			}
+			require.Equal(t, 2, code, "%v: exit code; stderr %q", args, stderr)
+			require.True(t, strings.HasPrefix(stderr, "Invalid configuration: "), "%v: stderr %q should start with the reason", args, stderr)
+			assert.NotContains(t, stderr, "goroutine ", "the refusal should not dump goroutines")
 			// A contradiction names every flag involved.
 			for _, a := range args {
 				if strings.HasPrefix(a, "--expander") || strings.HasPrefix(a, "--estimator") || strings.HasPrefix(a, "--topology-spread-declared-domains") {
-					if flag, _, _ := strings.Cut(a, "="); !strings.Contains(stderr, flag) {
-						t.Errorf("stderr %q should name %s", stderr, flag)
-					}
+					flag, _, _ := strings.Cut(a, "=")
+					assert.Contains(t, stderr, flag, "stderr should name %s", flag)
 				}
 			}
 		})
@@ -291,32 +241,21 @@ func TestMainRefusesContradictoryFlags(t *testing.T) {
 // them all before --help) and the spreadscale flags are set and consistent.
 func TestDeployManifestFlags(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "deployment.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var d appsv1.Deployment
-	if err := yaml.UnmarshalStrict(data, &d); err != nil {
-		t.Fatalf("deploy/deployment.yaml: %v", err)
-	}
-	if len(d.Spec.Template.Spec.Containers) != 1 {
-		t.Fatalf("deploy/deployment.yaml: %d containers, want 1", len(d.Spec.Template.Spec.Containers))
-	}
+	require.NoError(t, yaml.UnmarshalStrict(data, &d), "deploy/deployment.yaml")
+	require.Len(t, d.Spec.Template.Spec.Containers, 1, "deploy/deployment.yaml: containers")
 	args := d.Spec.Template.Spec.Containers[0].Args
 	code, _, stderr := runMain(t, append(append([]string{}, args...), "--help")...)
-	if code != 0 {
-		t.Fatalf("deploy/deployment.yaml args %v: exit %d: %s", args, code, firstLine(stderr))
-	}
+	require.Equal(t, 0, code, "deploy/deployment.yaml args %v: exit code: %s", args, firstLine(stderr))
 	values := map[string]string{}
 	for _, a := range args {
 		name, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		values[name] = value
 	}
-	if values["expander"] != plan.Name+",least-waste" || values["estimator"] != plan.Name {
-		t.Errorf("deploy/deployment.yaml: --expander=%q --estimator=%q, want %s,least-waste and %s", values["expander"], values["estimator"], plan.Name, plan.Name)
-	}
-	if err := checkFlagCombination(config.AutoscalingOptions{ExpanderNames: values["expander"], EstimatorName: values["estimator"]}, values[declaredDomainsFlag]); err != nil {
-		t.Errorf("deploy/deployment.yaml flags: %v", err)
-	}
+	assert.Equal(t, plan.Name+",least-waste", values["expander"], "deploy/deployment.yaml: --expander")
+	assert.Equal(t, plan.Name, values["estimator"], "deploy/deployment.yaml: --estimator")
+	assert.NoError(t, checkFlagCombination(config.AutoscalingOptions{ExpanderNames: values["expander"], EstimatorName: values["estimator"]}, values[declaredDomainsFlag]), "deploy/deployment.yaml flags")
 }
 
 func firstLine(s string) string {
