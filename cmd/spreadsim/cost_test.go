@@ -1,9 +1,9 @@
 package main
 
 import (
-	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
@@ -35,20 +35,21 @@ func TestCostOf(t *testing.T) {
 		},
 	}
 	got := costOf(s, res)
-	if !reflect.DeepEqual(got.NewNodes, map[string]int{"a": 2}) || got.IdleCPU != "2500m" || got.IdleMemory != "15Gi" || got.CostPerHour == nil || *got.CostPerHour != 1 {
-		t.Errorf("cost = %+v (per hour %v), want 2 new nodes of a, 2500m and 15Gi idle, 1 per hour", got, got.CostPerHour)
+	assert.Equal(t, map[string]int{"a": 2}, got.NewNodes, "new nodes")
+	assert.Equal(t, "2500m", got.IdleCPU, "idle CPU")
+	assert.Equal(t, "15Gi", got.IdleMemory, "idle memory")
+	if assert.NotNil(t, got.CostPerHour, "cost per hour") {
+		assert.Equal(t, 1.0, *got.CostPerHour, "cost per hour")
 	}
 
 	res.NodeGroups[1].To = 1
 	res.Nodes = append(res.Nodes, sim.NewNode("b-new-1", 2000, 8*gib, nil))
 	res.NodeGroupOf["b-new-1"] = "b"
 	got = costOf(s, res)
-	if !reflect.DeepEqual(got.NewNodes, map[string]int{"a": 2, "b": 1}) || got.IdleCPU != "4500m" || got.CostPerHour != nil {
-		t.Errorf("cost = %+v, want b's node counted and no cost per hour (b has no price)", got)
-	}
-	if cell := costPerHourCell(got); cell != "unknown (no spec.price)" {
-		t.Errorf("cost per hour cell = %q", cell)
-	}
+	assert.Equal(t, map[string]int{"a": 2, "b": 1}, got.NewNodes, "new nodes: b's node counted")
+	assert.Equal(t, "4500m", got.IdleCPU, "idle CPU")
+	assert.Nil(t, got.CostPerHour, "cost per hour (b has no price)")
+	assert.Equal(t, "unknown (no spec.price)", costPerHourCell(got), "cost per hour cell")
 
 	// Scale-down removed the existing node and a-new-2: a-new-1 replaced
 	// it, and is the one new node although group a did not grow.
@@ -57,12 +58,17 @@ func TestCostOf(t *testing.T) {
 		Nodes:       []*apiv1.Node{sim.NewNode("a-new-1", 2000, 8*gib, nil)},
 		NodeGroupOf: map[string]string{"a-new-1": "a"},
 	})
-	if !reflect.DeepEqual(replaced.NewNodes, map[string]int{"a": 1}) || replaced.IdleCPU != "2" || *replaced.CostPerHour != 0.5 {
-		t.Errorf("replaced node: cost = %+v, want a's new node counted", replaced)
+	assert.Equal(t, map[string]int{"a": 1}, replaced.NewNodes, "replaced node: a's new node counted")
+	assert.Equal(t, "2", replaced.IdleCPU, "replaced node: idle CPU")
+	if assert.NotNil(t, replaced.CostPerHour, "replaced node: cost per hour") {
+		assert.Equal(t, 0.5, *replaced.CostPerHour, "replaced node: cost per hour")
 	}
 
 	none := costOf(s, &sim.Result{NodeGroups: []sim.GroupSize{{Name: "a", From: 1, To: 1}, {Name: "b"}}, Nodes: []*apiv1.Node{old}})
-	if len(none.NewNodes) != 0 || none.NewNodes == nil || none.IdleCPU != "0" || none.IdleMemory != "0" || none.CostPerHour == nil || *none.CostPerHour != 0 {
-		t.Errorf("no new nodes: cost = %+v, want {} and zeros", none)
+	assert.Equal(t, map[string]int{}, none.NewNodes, "no new nodes: want {}, not nil")
+	assert.Equal(t, "0", none.IdleCPU, "no new nodes: idle CPU")
+	assert.Equal(t, "0", none.IdleMemory, "no new nodes: idle memory")
+	if assert.NotNil(t, none.CostPerHour, "no new nodes: cost per hour") {
+		assert.Equal(t, 0.0, *none.CostPerHour, "no new nodes: cost per hour")
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"math"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // spotExample is the example with spot and on-demand groups in three
@@ -29,9 +31,7 @@ var spotExampleGroups = map[string]struct{ price, cpus float64 }{"spot-": {0.25,
 // prices and CPUs, nine 1-CPU pods bound to the new nodes.
 func checkCost(t *testing.T, side string, r *jsonResult) {
 	t.Helper()
-	if r == nil {
-		t.Fatalf("%s missing", side)
-	}
+	require.NotNil(t, r, "%s missing", side)
 	cost, cpus := 0.0, 0.0
 	for g, n := range r.Cost.NewNodes {
 		for prefix, spec := range spotExampleGroups {
@@ -41,12 +41,12 @@ func checkCost(t *testing.T, side string, r *jsonResult) {
 			}
 		}
 	}
-	if len(r.Unschedulable) != 0 || len(r.Cost.NewNodes) == 0 || r.Cost.CostPerHour == nil || math.Abs(*r.Cost.CostPerHour-cost) > 1e-9 {
-		t.Errorf("%s: cost %+v, pending %d; want every pod placed and %v per hour", side, r.Cost, len(r.Unschedulable), cost)
+	assert.Empty(t, r.Unschedulable, "%s: want every pod placed", side)
+	assert.NotEmpty(t, r.Cost.NewNodes, "%s: new nodes", side)
+	if assert.NotNil(t, r.Cost.CostPerHour, "%s: cost per hour", side) {
+		assert.InDelta(t, cost, *r.Cost.CostPerHour, 1e-9, "%s: cost per hour", side)
 	}
-	if want := strconv.Itoa(int(cpus) - 9); r.Cost.IdleCPU != want {
-		t.Errorf("%s: idle CPU %s, want %s", side, r.Cost.IdleCPU, want)
-	}
+	assert.Equal(t, strconv.Itoa(int(cpus)-9), r.Cost.IdleCPU, "%s: idle CPU", side)
 }
 
 // The priority expander runs in both modes from the input's ConfigMap:
@@ -57,9 +57,7 @@ func TestPriorityExpanderRun(t *testing.T) {
 	checkCost(t, "result", doc.Result)
 	checkCost(t, "stock", doc.Stock)
 	for g := range doc.Stock.Cost.NewNodes {
-		if !strings.HasPrefix(g, "spot-") {
-			t.Errorf("stock added nodes to %s, want spot groups only", g)
-		}
+		assert.True(t, strings.HasPrefix(g, "spot-"), "stock added nodes to %s, want spot groups only", g)
 	}
 }
 
@@ -75,9 +73,7 @@ func TestPriceExpanderRun(t *testing.T) {
 // reported with its file, document and field.
 func TestExpanderInputErrors(t *testing.T) {
 	example, err := os.ReadFile(spotExample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	docs := strings.Split(string(example), "\n---\n")
 	withoutConfigMap := strings.Join(docs[1:], "\n---\n")
 	unpriced := strings.Replace(withoutConfigMap, "  price: 0.096\n", "", 1)
@@ -101,17 +97,7 @@ func TestExpanderInputErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := invoke(t, tc.input, append([]string{"-f", "-"}, tc.args...)...)
-			if code != exitUsage || out != "" {
-				t.Errorf("exit %d, stdout %q; want exit 2 and nothing", code, out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
-			}
-			if lines := strings.Count(errOut, "\n") - 1; lines != len(tc.want) {
-				t.Errorf("stderr has %d problems, want %d:\n%s", lines, len(tc.want), errOut)
-			}
+			assertInputErrors(t, tc.want, code, out, errOut)
 		})
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // Bad flags exit 2 with the reason on standard error; -h exits 0.
@@ -37,13 +39,15 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-f", "does-not-exist.yaml"}, "does-not-exist.yaml: no such file or directory"},
 	}
 	for _, tc := range cases {
-		code, out, errOut := invoke(t, "", tc.args...)
-		if code != exitUsage || out != "" || !strings.Contains(errOut, tc.want) {
-			t.Errorf("spreadsim %v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, out, errOut, tc.want)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := invoke(t, "", tc.args...)
+			assert.Equal(t, exitUsage, code, "exit code; stderr %q", errOut)
+			assert.Empty(t, out, "stdout")
+			assert.Contains(t, errOut, tc.want, "stderr")
+		})
 	}
 	code, _, errOut := invoke(t, "", "-h")
-	if code != exitOK || !strings.Contains(errOut, "Usage: spreadsim") || !strings.Contains(errOut, "-compare") {
-		t.Errorf("-h: exit %d, stderr %q", code, errOut)
-	}
+	assert.Equal(t, exitOK, code, "-h: exit code; stderr %q", errOut)
+	assert.Contains(t, errOut, "Usage: spreadsim", "-h: stderr")
+	assert.Contains(t, errOut, "-compare", "-h: stderr")
 }

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 )
 
@@ -28,9 +29,7 @@ func invoke(t *testing.T, stdin string, args ...string) (int, string, string) {
 func mustRun(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
 	code, out, errOut := invoke(t, stdin, args...)
-	if code != exitOK {
-		t.Fatalf("spreadsim %v: exit %d\nstderr: %s", args, code, errOut)
-	}
+	require.Equal(t, exitOK, code, "spreadsim %v: exit code\nstderr: %s", args, errOut)
 	return out
 }
 
@@ -39,9 +38,7 @@ func decodeStrict(t *testing.T, data []byte, v any) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode %s: %v", data, err)
-	}
+	require.NoError(t, dec.Decode(v), "decode %s", data)
 }
 
 // jsonSchema mirrors the documented -o json contract, field name by field
@@ -101,9 +98,7 @@ type jsonResult struct {
 func keysOf(t *testing.T, raw json.RawMessage) []string {
 	t.Helper()
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("not an object: %s", raw)
-	}
+	require.NoError(t, json.Unmarshal(raw, &m), "not an object: %s", raw)
 	var keys []string
 	for k := range m {
 		keys = append(keys, k)
@@ -118,16 +113,10 @@ func keysOf(t *testing.T, raw json.RawMessage) []string {
 func TestJSONSchema(t *testing.T) {
 	out := mustRun(t, "", "-o", "json", "--compare")
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(out), &top); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, out)
-	}
-	if got := keysOf(t, []byte(out)); !reflect.DeepEqual(got, []string{"result", "stock"}) {
-		t.Fatalf("top-level keys = %v", got)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &top), "output is not JSON:\n%s", out)
+	require.Equal(t, []string{"result", "stock"}, keysOf(t, []byte(out)), "top-level keys")
 	for _, side := range []string{"result", "stock"} {
-		if got := keysOf(t, top[side]); !reflect.DeepEqual(got, []string{"cost", "loops", "nodeGroups", "pods", "unschedulable"}) {
-			t.Errorf("%s keys = %v", side, got)
-		}
+		assert.Equal(t, []string{"cost", "loops", "nodeGroups", "pods", "unschedulable"}, keysOf(t, top[side]), "%s keys", side)
 		var res struct {
 			Loops         []json.RawMessage `json:"loops"`
 			NodeGroups    []json.RawMessage `json:"nodeGroups"`
@@ -136,68 +125,56 @@ func TestJSONSchema(t *testing.T) {
 			Cost          json.RawMessage   `json:"cost"`
 		}
 		decodeStrict(t, top[side], &res)
-		if string(res.Unschedulable) != "[]" {
-			t.Errorf("%s.unschedulable = %s, want []", side, res.Unschedulable)
-		}
-		if got := keysOf(t, res.Loops[0]); !reflect.DeepEqual(got, []string{"boundPods", "evictedPods", "failedScaleUps", "pendingPods", "scaleDowns", "scaleUps", "time", "upcomingNodes"}) {
-			t.Errorf("%s.loops[0] keys = %v", side, got)
-		}
-		if got := keysOf(t, res.NodeGroups[0]); !reflect.DeepEqual(got, []string{"from", "name", "to"}) {
-			t.Errorf("%s.nodeGroups[0] keys = %v", side, got)
-		}
-		if got := keysOf(t, res.Pods[0]); !reflect.DeepEqual(got, []string{"loop", "name", "namespace", "node", "nodeGroup"}) {
-			t.Errorf("%s.pods[0] keys = %v", side, got)
-		}
-		if got := keysOf(t, res.Cost); !reflect.DeepEqual(got, []string{"costPerHour", "idleCPU", "idleMemory", "newNodes"}) {
-			t.Errorf("%s.cost keys = %v", side, got)
-		}
+		assert.Equal(t, "[]", string(res.Unschedulable), "%s.unschedulable", side)
+		assert.Equal(t, []string{"boundPods", "evictedPods", "failedScaleUps", "pendingPods", "scaleDowns", "scaleUps", "time", "upcomingNodes"}, keysOf(t, res.Loops[0]), "%s.loops[0] keys", side)
+		assert.Equal(t, []string{"from", "name", "to"}, keysOf(t, res.NodeGroups[0]), "%s.nodeGroups[0] keys", side)
+		assert.Equal(t, []string{"loop", "name", "namespace", "node", "nodeGroup"}, keysOf(t, res.Pods[0]), "%s.pods[0] keys", side)
+		assert.Equal(t, []string{"costPerHour", "idleCPU", "idleMemory", "newNodes"}, keysOf(t, res.Cost), "%s.cost keys", side)
 	}
 
 	var doc jsonSchema
 	decodeStrict(t, []byte(out), &doc)
 	r := doc.Result
-	if len(r.Loops) != 1 || r.Loops[0].BoundPods != 4 {
-		t.Fatalf("spreadscale loops = %+v, want one loop binding 4 pods", r.Loops)
-	}
+	require.Len(t, r.Loops, 1, "spreadscale loops: want one loop binding 4 pods")
+	require.Equal(t, 4, r.Loops[0].BoundPods, "spreadscale loops = %+v, want one loop binding 4 pods", r.Loops)
 	var ups []string
 	for _, u := range r.Loops[0].ScaleUps {
 		ups = append(ups, u.NodeGroup+" "+strconv.Itoa(u.From)+"->"+strconv.Itoa(u.To))
 	}
-	if want := []string{"ng-a 1->2", "ng-b 1->2", "ng-c 0->2"}; !reflect.DeepEqual(ups, want) {
-		t.Errorf("scale-ups = %v, want %v", ups, want)
-	}
+	assert.Equal(t, []string{"ng-a 1->2", "ng-b 1->2", "ng-c 0->2"}, ups, "scale-ups")
 	var sizes []string
 	for _, g := range r.NodeGroups {
 		sizes = append(sizes, g.Name+" "+strconv.Itoa(g.From)+"->"+strconv.Itoa(g.To))
 	}
-	if want := []string{"ng-a 1->2", "ng-b 1->2", "ng-c 0->2"}; !reflect.DeepEqual(sizes, want) {
-		t.Errorf("nodeGroups = %v, want %v", sizes, want)
-	}
+	assert.Equal(t, []string{"ng-a 1->2", "ng-b 1->2", "ng-c 0->2"}, sizes, "nodeGroups")
 	newNode := regexp.MustCompile(`^(ng-[abc])-new-[12]$`)
 	perGroup := map[string]int{}
 	for _, p := range r.Pods {
-		m := newNode.FindStringSubmatch(p.Node)
-		if p.Namespace != "default" || !strings.HasPrefix(p.Name, "web-") || m == nil || m[1] != p.NodeGroup || p.Loop != 1 {
-			t.Errorf("placement %+v: want a web pod on a new node of its group in loop 1", p)
+		assert.Equal(t, "default", p.Namespace, "placement %+v: want a web pod", p)
+		assert.True(t, strings.HasPrefix(p.Name, "web-"), "placement %+v: want a web pod", p)
+		if m := newNode.FindStringSubmatch(p.Node); assert.NotNil(t, m, "placement %+v: want a new node", p) {
+			assert.Equal(t, p.NodeGroup, m[1], "placement %+v: want a new node of its group", p)
 		}
+		assert.Equal(t, 1, p.Loop, "placement %+v: want loop 1", p)
 		perGroup[p.NodeGroup]++
 	}
-	if want := map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}; !reflect.DeepEqual(perGroup, want) {
-		t.Errorf("placements per group = %v, want %v", perGroup, want)
-	}
+	assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}, perGroup, "placements per group")
 	// Four new 2-CPU 8Gi nodes at 0.096 per hour hold the four 1.5-CPU 1Gi
 	// pods.
-	if c := r.Cost; !reflect.DeepEqual(c.NewNodes, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}) || c.IdleCPU != "2" || c.IdleMemory != "28Gi" || c.CostPerHour == nil || *c.CostPerHour != 0.384 {
-		t.Errorf("cost = %+v, want 4 new nodes, 2 CPUs and 28Gi idle, 0.384 per hour", c)
+	c := r.Cost
+	assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}, c.NewNodes, "cost: new nodes")
+	assert.Equal(t, "2", c.IdleCPU, "cost: idle CPU")
+	assert.Equal(t, "28Gi", c.IdleMemory, "cost: idle memory")
+	if assert.NotNil(t, c.CostPerHour, "cost per hour") {
+		assert.Equal(t, 0.384, *c.CostPerHour, "cost per hour")
 	}
-	if doc.Stock == nil || len(doc.Stock.Loops) < 2 || len(doc.Stock.Unschedulable) != 0 {
-		t.Errorf("stock = %+v, want at least 2 loops and nothing pending", doc.Stock)
+	if assert.NotNil(t, doc.Stock, "stock") {
+		assert.GreaterOrEqual(t, len(doc.Stock.Loops), 2, "stock loops")
+		assert.Empty(t, doc.Stock.Unschedulable, "stock: nothing pending")
 	}
 
 	single := mustRun(t, "", "-o", "json")
-	if got := keysOf(t, []byte(single)); !reflect.DeepEqual(got, []string{"result"}) {
-		t.Errorf("without --compare top-level keys = %v, want [result]", got)
-	}
+	assert.Equal(t, []string{"result"}, keysOf(t, []byte(single)), "top-level keys without --compare")
 }
 
 // Pods left pending are listed with the scheduler's and
@@ -207,40 +184,29 @@ func TestJSONUnschedulable(t *testing.T) {
 	out := mustRun(t, "", "-o", "json", "--max-nodes-total", "4")
 	var doc jsonSchema
 	decodeStrict(t, []byte(out), &doc)
-	if len(doc.Result.Unschedulable) != 2 {
-		t.Fatalf("unschedulable = %+v, want 2 pods", doc.Result.Unschedulable)
-	}
+	require.Len(t, doc.Result.Unschedulable, 2, "unschedulable")
 	for _, p := range doc.Result.Unschedulable {
-		if p.Namespace != "default" || !strings.HasPrefix(p.Name, "web-") || !strings.Contains(p.Reason, "scheduler: ") || !strings.Contains(p.Reason, "cluster-autoscaler: ") {
-			t.Errorf("pending %+v: want a web pod with both reasons", p)
-		}
+		assert.Equal(t, "default", p.Namespace, "pending %+v: want a web pod", p)
+		assert.True(t, strings.HasPrefix(p.Name, "web-"), "pending %+v: want a web pod", p)
+		assert.Contains(t, p.Reason, "scheduler: ", "pending %+v: want both reasons", p)
+		assert.Contains(t, p.Reason, "cluster-autoscaler: ", "pending %+v: want both reasons", p)
 	}
-	if doc.Stock != nil {
-		t.Error("stock present without --compare")
-	}
+	assert.Nil(t, doc.Stock, "stock present without --compare")
 }
 
 // -o yaml is the JSON structure in YAML.
 func TestYAMLOutput(t *testing.T) {
 	js := mustRun(t, "", "-o", "json", "--compare")
 	ys := mustRun(t, "", "-o", "yaml", "--compare")
-	if !strings.HasPrefix(ys, "result:\n") || !strings.Contains(ys, "\nstock:\n") || !strings.Contains(ys, "unschedulable: []") {
-		t.Errorf("YAML output lacks result, stock or an empty unschedulable list:\n%s", ys)
-	}
+	assert.True(t, strings.HasPrefix(ys, "result:\n"), "YAML output lacks result:\n%s", ys)
+	assert.Contains(t, ys, "\nstock:\n", "YAML output lacks stock")
+	assert.Contains(t, ys, "unschedulable: []", "YAML output lacks an empty unschedulable list")
 	fromYAML, err := yaml.YAMLToJSON([]byte(ys))
-	if err != nil {
-		t.Fatalf("output is not YAML: %v", err)
-	}
+	require.NoError(t, err, "output is not YAML")
 	var a, b any
-	if err := json.Unmarshal([]byte(js), &a); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(fromYAML, &b); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("YAML differs from JSON:\n%s\n%s", ys, js)
-	}
+	require.NoError(t, json.Unmarshal([]byte(js), &a))
+	require.NoError(t, json.Unmarshal(fromYAML, &b))
+	assert.Equal(t, a, b, "YAML differs from JSON:\n%s\n%s", ys, js)
 }
 
 // The table shows each section and, with --compare, both runs side by side
@@ -261,41 +227,31 @@ func TestTableCompare(t *testing.T) {
 		"PENDING (stock): none\nPENDING (spreadscale): none\n",
 		"\nverdict: spreadscale 1 loop, 6 nodes, max skew 0, all bound at 10s | stock 3 loops, 6 nodes, max skew 0, all bound at 30s\n",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "table lacks it")
 	}
 	for i, line := range strings.Split(out, "\n") {
-		if strings.HasSuffix(line, " ") {
-			t.Errorf("line %d has trailing spaces: %q", i+1, line)
-		}
+		assert.False(t, strings.HasSuffix(line, " "), "line %d has trailing spaces: %q", i+1, line)
 	}
 	single := mustRun(t, "")
-	if strings.Contains(single, "STOCK") || !strings.Contains(single, "\nsummary: spreadscale 1 loop, 6 nodes, max skew 0, all bound at 10s\n") {
-		t.Errorf("table without --compare:\n%s", single)
-	}
+	assert.NotContains(t, single, "STOCK", "table without --compare")
+	assert.Contains(t, single, "\nsummary: spreadscale 1 loop, 6 nodes, max skew 0, all bound at 10s\n", "table without --compare")
 }
 
 // Pods left pending appear with their reason, and the verdict counts them.
 func TestTablePending(t *testing.T) {
 	out := mustRun(t, "", "--max-nodes-total", "4")
 	for _, want := range []string{"PENDING (spreadscale): 2 pods\n  default/web-", "max total nodes in cluster reached", ", 2 pending\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "table lacks it")
 	}
 }
 
 // cmd/spreadsim/README.md shows the real output of the demo (make demo).
 func TestReadmeShowsDemoOutput(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := mustRun(t, "", "--compare")
-	if !strings.Contains(string(readme), "```\n$ go run ./cmd/spreadsim --compare\n"+out+"```\n") {
-		t.Errorf("README.md does not show the current demo output:\n%s", out)
-	}
+	assert.True(t, strings.Contains(string(readme), "```\n$ go run ./cmd/spreadsim --compare\n"+out+"```\n"),
+		"README.md does not show the current demo output:\n%s", out)
 }
 
 // Input is read from files, directories and standard input, in order, as
@@ -304,26 +260,16 @@ func TestInputSources(t *testing.T) {
 	docs := strings.Split(string(defaultScenario), "\n---\n")
 	dir := t.TempDir()
 	nodes := filepath.Join(dir, "nodes.yaml")
-	if err := os.WriteFile(nodes, []byte(strings.Join(docs[:2], "\n---\n")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(nodes, []byte(strings.Join(docs[:2], "\n---\n")), 0o644))
 	rest := strings.Join(docs[2:], "\n---\n")
 	want := mustRun(t, "", "-o", "json")
-	if got := mustRun(t, rest, "-f", nodes, "-f", "-", "-o", "json"); got != want {
-		t.Errorf("file + stdin gives\n%s\nwant\n%s", got, want)
-	}
+	assert.Equal(t, want, mustRun(t, rest, "-f", nodes, "-f", "-", "-o", "json"), "file + stdin")
 	sub := filepath.Join(dir, "cluster")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(sub, 0o755))
 	for name, data := range map[string]string{"1-nodes.yaml": docs[0] + "\n---\n" + docs[1], "2-rest.yml": rest, "notes.txt": "ignored"} {
-		if err := os.WriteFile(filepath.Join(sub, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(sub, name), []byte(data), 0o644))
 	}
-	if got := mustRun(t, "", "-f", sub, "-o", "json"); got != want {
-		t.Errorf("directory gives\n%s\nwant\n%s", got, want)
-	}
+	assert.Equal(t, want, mustRun(t, "", "-f", sub, "-o", "json"), "directory")
 }
 
 // Base documents for the bad-input cases.
@@ -381,20 +327,20 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := invoke(t, tc.input, "-f", "-")
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if out != "" {
-				t.Errorf("stdout = %q, want nothing", out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
-			}
-			if lines := strings.Count(errOut, "\n") - 1; lines != len(tc.want) {
-				t.Errorf("stderr has %d problems, want %d:\n%s", lines, len(tc.want), errOut)
-			}
+			assertInputErrors(t, tc.want, code, out, errOut)
 		})
 	}
+}
+
+// assertInputErrors checks a run that bad input refused: exit 2, nothing on
+// standard output, and on standard error exactly len(want) problems, one a
+// line after the first, containing every piece of want.
+func assertInputErrors(t *testing.T, want []string, code int, out, errOut string) {
+	t.Helper()
+	assert.Equal(t, exitUsage, code, "exit code")
+	assert.Empty(t, out, "stdout")
+	for _, w := range want {
+		assert.Contains(t, errOut, w, "stderr lacks it")
+	}
+	assert.Equal(t, len(want), strings.Count(errOut, "\n")-1, "problems on stderr:\n%s", errOut)
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // stockoutExample has 90s provisioning delays in two zones and a group
@@ -15,24 +17,24 @@ const stockoutExample = "../../examples/zone-stockout-3-zones.yaml"
 func TestJSONProvisioning(t *testing.T) {
 	doc := runJSON(t, "-f", stockoutExample)
 	r := doc.Result
-	if len(r.Loops) != 11 {
-		t.Fatalf("loops = %d, want 11", len(r.Loops))
-	}
+	require.Len(t, r.Loops, 11, "loops")
 	first, second, third := r.Loops[0], r.Loops[1], r.Loops[2]
-	if first.Time != "10s" || len(first.ScaleUps) != 0 || len(first.FailedScaleUps) != 1 ||
-		first.FailedScaleUps[0].NodeGroup != "ng-c" ||
-		first.FailedScaleUps[0].Error != "failed to increase node group size: out of capacity in us-east-1c" {
-		t.Errorf("loop 1 = %+v, want ng-c's failed scale-up at 10s", first)
+	assert.Equal(t, "10s", first.Time, "loop 1 = %+v, want ng-c's failed scale-up at 10s", first)
+	assert.Empty(t, first.ScaleUps, "loop 1 = %+v, want ng-c's failed scale-up at 10s", first)
+	if assert.Len(t, first.FailedScaleUps, 1, "loop 1 = %+v, want ng-c's failed scale-up at 10s", first) {
+		assert.Equal(t, "ng-c", first.FailedScaleUps[0].NodeGroup, "loop 1: failed scale-up")
+		assert.Equal(t, "failed to increase node group size: out of capacity in us-east-1c", first.FailedScaleUps[0].Error, "loop 1: failed scale-up")
 	}
-	if second.Time != "20s" || len(second.ScaleUps) != 2 || len(second.UpcomingNodes) != 0 {
-		t.Errorf("loop 2 = %+v, want ng-a and ng-b scaled at 20s", second)
-	}
-	if third.UpcomingNodes["ng-a"] != 2 || third.UpcomingNodes["ng-b"] != 2 || len(third.ScaleUps) != 0 {
-		t.Errorf("loop 3 = %+v, want 2 upcoming nodes in ng-a and ng-b and no scale-up", third)
-	}
-	if last := r.Loops[10]; last.Time != "1m50s" || last.BoundPods != 4 || len(last.UpcomingNodes) != 0 {
-		t.Errorf("loop 11 = %+v, want 4 pods bound at 1m50s", last)
-	}
+	assert.Equal(t, "20s", second.Time, "loop 2 = %+v, want ng-a and ng-b scaled at 20s", second)
+	assert.Len(t, second.ScaleUps, 2, "loop 2 = %+v, want ng-a and ng-b scaled at 20s", second)
+	assert.Empty(t, second.UpcomingNodes, "loop 2 = %+v, want ng-a and ng-b scaled at 20s", second)
+	assert.Equal(t, 2, third.UpcomingNodes["ng-a"], "loop 3 = %+v, want 2 upcoming nodes in ng-a and ng-b and no scale-up", third)
+	assert.Equal(t, 2, third.UpcomingNodes["ng-b"], "loop 3 = %+v, want 2 upcoming nodes in ng-a and ng-b and no scale-up", third)
+	assert.Empty(t, third.ScaleUps, "loop 3 = %+v, want 2 upcoming nodes in ng-a and ng-b and no scale-up", third)
+	last := r.Loops[10]
+	assert.Equal(t, "1m50s", last.Time, "loop 11 = %+v, want 4 pods bound at 1m50s", last)
+	assert.Equal(t, 4, last.BoundPods, "loop 11 = %+v, want 4 pods bound at 1m50s", last)
+	assert.Empty(t, last.UpcomingNodes, "loop 11 = %+v, want 4 pods bound at 1m50s", last)
 }
 
 // The table shows the time column, failed scale-ups, upcoming nodes, the
@@ -48,8 +50,6 @@ func TestTableProvisioning(t *testing.T) {
 		"nothing scaled, failed or got bound)\n",
 		"summary: spreadscale 2 loops, 6 nodes, max skew 0, all bound at 2m20s\n",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "table lacks it")
 	}
 }

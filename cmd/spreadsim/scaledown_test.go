@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // hostnameSpread is kubernetes/autoscaler#9287 with an extra empty node:
@@ -70,49 +72,50 @@ var shortTimers = []string{"--scan-interval", "10s", "--scale-down-unneeded-time
 func TestJSONScaleDown(t *testing.T) {
 	doc := runJSONInput(t, hostnameSpread(), append([]string{"-f", "-", "--compare"}, shortTimers...)...)
 	stock, spread := doc.Stock, doc.Result
-	if stock == nil || len(stock.Loops) != 34 {
-		t.Fatalf("stock = %+v, want 34 loops (the default --max-loops for these timers)", stock)
-	}
+	require.NotNil(t, stock, "stock")
+	require.Len(t, stock.Loops, 34, "stock loops (the default --max-loops for these timers)")
 	l5, l6 := stock.Loops[4], stock.Loops[5]
 	type removal struct{ NodeGroup, Node string }
 	var got []removal
 	for _, d := range l5.ScaleDowns {
 		got = append(got, removal{d.NodeGroup, d.Node})
 	}
-	if want := []removal{{"ng", "ng-3"}, {"ng", "ng-0"}}; l5.Time != "50s" || !reflect.DeepEqual(got, want) ||
-		!reflect.DeepEqual(l5.EvictedPods, []string{"default/web-abc-0"}) || l5.PendingPods != 0 {
-		t.Errorf("stock loop 5 = %+v, want ng-3 and ng-0 removed at 50s and web-abc-0 evicted", l5)
+	assert.Equal(t, "50s", l5.Time, "stock loop 5 = %+v, want ng-3 and ng-0 removed at 50s and web-abc-0 evicted", l5)
+	assert.Equal(t, []removal{{"ng", "ng-3"}, {"ng", "ng-0"}}, got, "stock loop 5: removals")
+	assert.Equal(t, []string{"default/web-abc-0"}, l5.EvictedPods, "stock loop 5: evicted pods")
+	assert.Equal(t, 0, l5.PendingPods, "stock loop 5: pending pods")
+	assert.Equal(t, 1, l6.PendingPods, "stock loop 6 = %+v, want the evicted replica pending, ng 2->3 and the replica bound", l6)
+	if assert.Len(t, l6.ScaleUps, 1, "stock loop 6 = %+v, want ng 2->3", l6) {
+		assert.Equal(t, 2, l6.ScaleUps[0].From, "stock loop 6: scale-up from")
+		assert.Equal(t, 3, l6.ScaleUps[0].To, "stock loop 6: scale-up to")
 	}
-	if l6.PendingPods != 1 || len(l6.ScaleUps) != 1 || l6.ScaleUps[0].From != 2 || l6.ScaleUps[0].To != 3 || l6.BoundPods != 1 {
-		t.Errorf("stock loop 6 = %+v, want the evicted replica pending, ng 2->3 and the replica bound", l6)
-	}
-	if l := stock.Loops[0]; l.ScaleDowns == nil || len(l.ScaleDowns) != 0 || l.EvictedPods == nil || len(l.EvictedPods) != 0 {
-		t.Errorf("stock loop 1 = %+v, want empty scaleDowns and evictedPods lists", l)
-	}
-	if g := stock.NodeGroups[0]; g.Name != "ng" || g.From != 4 || g.To != 3 {
-		t.Errorf("stock nodeGroups = %+v, want ng 4->3", stock.NodeGroups)
-	}
+	assert.Equal(t, 1, l6.BoundPods, "stock loop 6 = %+v, want the replica bound", l6)
+	l1 := stock.Loops[0]
+	assert.NotNil(t, l1.ScaleDowns, "stock loop 1: want an empty scaleDowns list, not null")
+	assert.Empty(t, l1.ScaleDowns, "stock loop 1: want an empty scaleDowns list")
+	assert.NotNil(t, l1.EvictedPods, "stock loop 1: want an empty evictedPods list, not null")
+	assert.Empty(t, l1.EvictedPods, "stock loop 1: want an empty evictedPods list")
+	g := stock.NodeGroups[0]
+	assert.Equal(t, "ng", g.Name, "stock nodeGroups = %+v, want ng 4->3", stock.NodeGroups)
+	assert.Equal(t, 4, g.From, "stock nodeGroups = %+v, want ng 4->3", stock.NodeGroups)
+	assert.Equal(t, 3, g.To, "stock nodeGroups = %+v, want ng 4->3", stock.NodeGroups)
 
 	var removed []string
 	for _, l := range spread.Loops {
 		for _, d := range l.ScaleDowns {
 			removed = append(removed, l.Time+" "+d.Node)
 		}
-		if len(l.EvictedPods) > 0 || l.PendingPods > 0 {
-			t.Errorf("spreadscale loop %+v: want no eviction and nothing pending", l)
-		}
+		assert.Empty(t, l.EvictedPods, "spreadscale loop %+v: want no eviction", l)
+		assert.LessOrEqual(t, l.PendingPods, 0, "spreadscale loop %+v: want nothing pending", l)
 	}
-	if !reflect.DeepEqual(removed, []string{"50s ng-3"}) || len(spread.Unschedulable) != 0 {
-		t.Errorf("spreadscale removed %v, pending %v; want only the empty ng-3", removed, spread.Unschedulable)
-	}
-	if g := spread.NodeGroups[0]; g.From != 4 || g.To != 3 {
-		t.Errorf("spreadscale nodeGroups = %+v, want ng 4->3", spread.NodeGroups)
-	}
+	assert.Equal(t, []string{"50s ng-3"}, removed, "spreadscale removals: want only the empty ng-3")
+	assert.Empty(t, spread.Unschedulable, "spreadscale pending")
+	assert.Equal(t, 4, spread.NodeGroups[0].From, "spreadscale nodeGroups = %+v, want ng 4->3", spread.NodeGroups)
+	assert.Equal(t, 3, spread.NodeGroups[0].To, "spreadscale nodeGroups = %+v, want ng 4->3", spread.NodeGroups)
 
 	off := runJSONInput(t, hostnameSpread(), "-f", "-", "--scale-down-enabled=false")
-	if len(off.Result.Loops) != 0 || off.Result.NodeGroups[0].To != 4 {
-		t.Errorf("--scale-down-enabled=false: %+v, want no loop and ng at 4", off.Result)
-	}
+	assert.Empty(t, off.Result.Loops, "--scale-down-enabled=false: want no loop")
+	assert.Equal(t, 4, off.Result.NodeGroups[0].To, "--scale-down-enabled=false: want ng at 4")
 }
 
 // The table titles its loop section SCALE-UPS AND SCALE-DOWNS when a run
@@ -129,15 +132,11 @@ func TestTableScaleDown(t *testing.T) {
 		"ng     0    10   4       3      3\n",
 		"\nscale-down: spreadscale 1 removal, 0 scale-ups after a removal, 0 pod-seconds pending | stock 9 removals, 8 scale-ups after a removal, 80 pod-seconds pending\n",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "table lacks it")
 	}
 	off := mustRun(t, hostnameSpread(), "-f", "-", "--scale-down-enabled=false")
-	if !strings.Contains(off, "--max-loops=10 --scan-interval=10s --max-node-provision-time=15m0s --scale-down-enabled=false\n") ||
-		!strings.Contains(off, "\nscale-down: spreadscale 0 removals, 0 scale-ups after a removal, 0 pod-seconds pending\n") {
-		t.Errorf("table with --scale-down-enabled=false:\n%s", off)
-	}
+	assert.Contains(t, off, "--max-loops=10 --scan-interval=10s --max-node-provision-time=15m0s --scale-down-enabled=false\n", "table with --scale-down-enabled=false")
+	assert.Contains(t, off, "\nscale-down: spreadscale 0 removals, 0 scale-ups after a removal, 0 pod-seconds pending\n", "table with --scale-down-enabled=false")
 }
 
 // runJSONInput runs spreadsim with stdin and args and -o json, and decodes
