@@ -8,16 +8,19 @@ package examples_test
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/expect"
 	"github.com/spreadscale/spreadscale/test/sim/load"
 )
 
@@ -27,9 +30,7 @@ const zoneKey = apiv1.LabelTopologyZone
 func simulate(t *testing.T, file string) (sim.Scenario, *sim.Result) {
 	t.Helper()
 	s, err := load.Files(file)
-	if err != nil {
-		t.Fatalf("load %s: %v", file, err)
-	}
+	require.NoError(t, err, "load %s", file)
 	return s, run(t, s)
 }
 
@@ -43,9 +44,7 @@ func run(t *testing.T, s sim.Scenario) *sim.Result {
 func runWith(t *testing.T, s sim.Scenario, cfg sim.Config) *sim.Result {
 	t.Helper()
 	res, err := sim.Run(context.Background(), s, cfg)
-	if err != nil {
-		t.Fatalf("sim.Run: %v", err)
-	}
+	require.NoError(t, err, "sim.Run")
 	return res
 }
 
@@ -96,9 +95,7 @@ func nodesByName(res *sim.Result) map[string]*apiv1.Node {
 func countBy(t *testing.T, res *sim.Result, namespace, selector, key string) map[string]int {
 	t.Helper()
 	sel, err := labels.Parse(selector)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	nodes := nodesByName(res)
 	out := map[string]int{}
 	for _, p := range res.BoundPods {
@@ -109,20 +106,9 @@ func countBy(t *testing.T, res *sim.Result, namespace, selector, key string) map
 	return out
 }
 
-// expectEqual fails t when got differs from want.
-func expectEqual(t *testing.T, what string, got, want any) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s:\n got  %v\n want %v", what, got, want)
-	}
-}
-
-// expectNoPending fails t when pods are left pending.
-func expectNoPending(t *testing.T, res *sim.Result) {
-	t.Helper()
-	for _, p := range res.Unschedulable {
-		t.Errorf("pending %s/%s: %s", p.Namespace, p.Name, p.Reason)
-	}
+// matching selects the pods labelled key=value, for expect.Skew.
+func matching(key, value string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}
 }
 
 // Redis Cluster on three zones: nine one-per-node pods, zone and hostname
@@ -132,25 +118,18 @@ func expectNoPending(t *testing.T, res *sim.Result) {
 // every shard.
 func TestRedisCluster3Zones(t *testing.T) {
 	s, res := simulate(t, "redis-cluster-3-zones.yaml")
-	if len(s.Pods) != 9 {
-		t.Fatalf("loaded %d pods, want 9", len(s.Pods))
-	}
-	expectEqual(t, "bound before loop 1", boundBefore(res), 2)
-	expectEqual(t, "loops", loops(res), []string{
+	require.Len(t, s.Pods, 9, "loaded pods")
+	assert.Equal(t, 2, boundBefore(res), "bound before loop 1")
+	assert.Equal(t, []string{
 		"redis-us-east-1a 1->3, redis-us-east-1b 1->3, redis-us-east-1c 0->3 | bound 7",
-	})
-	expectEqual(t, "groups", groups(res), []string{"redis-us-east-1a 1->3", "redis-us-east-1b 1->3", "redis-us-east-1c 0->3"})
-	expectEqual(t, "redis pods per zone", countBy(t, res, "redis", "app=redis-cluster", zoneKey),
-		map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+	}, loops(res), "loops")
+	assert.Equal(t, []string{"redis-us-east-1a 1->3", "redis-us-east-1b 1->3", "redis-us-east-1c 0->3"}, groups(res), "groups")
+	expect.Skew(t, res, matching("app", "redis-cluster"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
 	for _, shard := range []string{"0", "1", "2"} {
-		expectEqual(t, "shard "+shard+" per zone", countBy(t, res, "redis", "shard="+shard, zoneKey),
-			map[string]int{"us-east-1a": 1, "us-east-1b": 1, "us-east-1c": 1})
+		expect.Skew(t, res, matching("shard", shard), zoneKey).Equals(map[string]int{"us-east-1a": 1, "us-east-1b": 1, "us-east-1c": 1})
 	}
-	perHost := countBy(t, res, "redis", "app=redis-cluster", apiv1.LabelHostname)
-	if len(perHost) != 9 {
-		t.Errorf("redis pods per host = %v, want one on each of 9 nodes", perHost)
-	}
-	expectNoPending(t, res)
+	assert.Len(t, countBy(t, res, "redis", "app=redis-cluster", apiv1.LabelHostname), 9, "redis pods per host: want one on each of 9 nodes")
+	expect.AllBound(t, res)
 }
 
 // A tainted GPU group: the zone-spread web pods, which do not tolerate the
@@ -160,17 +139,16 @@ func TestRedisCluster3Zones(t *testing.T) {
 // constraints).
 func TestGPUTaintedGroup(t *testing.T) {
 	_, res := simulate(t, "gpu-tainted-group.yaml")
-	expectEqual(t, "bound before loop 1", boundBefore(res), 2)
-	expectEqual(t, "loops", loops(res), []string{
+	assert.Equal(t, 2, boundBefore(res), "bound before loop 1")
+	assert.Equal(t, []string{
 		"cpu-us-east-1a 1->2, cpu-us-east-1b 1->2, cpu-us-east-1c 0->2, gpu-us-east-1a 0->1 | bound 6",
-	})
-	expectEqual(t, "groups", groups(res), []string{"cpu-us-east-1a 1->2", "cpu-us-east-1b 1->2", "cpu-us-east-1c 0->2", "gpu-us-east-1a 0->1"})
-	expectEqual(t, "web pods per zone", countBy(t, res, "shop", "app=web", zoneKey),
-		map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 2})
-	expectEqual(t, "web pods per pool", countBy(t, res, "shop", "app=web", "pool"), map[string]int{"cpu": 6})
-	expectEqual(t, "trainer pods per node", countBy(t, res, "ml", "app=trainer", apiv1.LabelHostname),
-		map[string]int{"gpu-us-east-1a-new-1": 2})
-	expectNoPending(t, res)
+	}, loops(res), "loops")
+	assert.Equal(t, []string{"cpu-us-east-1a 1->2", "cpu-us-east-1b 1->2", "cpu-us-east-1c 0->2", "gpu-us-east-1a 0->1"}, groups(res), "groups")
+	expect.Skew(t, res, matching("app", "web"), zoneKey).Equals(map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 2})
+	assert.Equal(t, map[string]int{"cpu": 6}, countBy(t, res, "shop", "app=web", "pool"), "web pods per pool")
+	assert.Equal(t, map[string]int{"gpu-us-east-1a-new-1": 2},
+		countBy(t, res, "ml", "app=trainer", apiv1.LabelHostname), "trainer pods per node")
+	expect.AllBound(t, res)
 }
 
 // Declared domains: app-1a's template has no zone and app-1b's misstates
@@ -179,34 +157,31 @@ func TestGPUTaintedGroup(t *testing.T) {
 // us-east-1a group is never scaled and a pod stays pending.
 func TestMultiAZDeclaredDomains(t *testing.T) {
 	s, res := simulate(t, "multi-az-declared-domains.yaml")
-	expectEqual(t, "declared domains", map[string]map[string]string{
-		"app-1a": s.NodeGroups[0].DomainLabels, "app-1b": s.NodeGroups[1].DomainLabels, "app-1c": s.NodeGroups[2].DomainLabels,
-	}, map[string]map[string]string{
+	assert.Equal(t, map[string]map[string]string{
 		"app-1a": {zoneKey: "us-east-1a"}, "app-1b": {zoneKey: "us-east-1b"}, "app-1c": nil,
-	})
-	expectEqual(t, "bound before loop 1", boundBefore(res), 4)
-	expectEqual(t, "loops", loops(res), []string{"app-1a 0->2, app-1b 1->2, app-1c 1->2 | bound 5"})
-	expectEqual(t, "groups", groups(res), []string{"app-1a 0->2", "app-1b 1->2", "app-1c 1->2"})
-	expectEqual(t, "api pods per zone", countBy(t, res, "payments", "app=api", zoneKey),
-		map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+	},
+		map[string]map[string]string{
+			"app-1a": s.NodeGroups[0].DomainLabels, "app-1b": s.NodeGroups[1].DomainLabels, "app-1c": s.NodeGroups[2].DomainLabels,
+		}, "declared domains")
+	assert.Equal(t, 4, boundBefore(res), "bound before loop 1")
+	assert.Equal(t, []string{"app-1a 0->2, app-1b 1->2, app-1c 1->2 | bound 5"}, loops(res), "loops")
+	assert.Equal(t, []string{"app-1a 0->2", "app-1b 1->2", "app-1c 1->2"}, groups(res), "groups")
+	expect.Skew(t, res, matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
 	nodes := nodesByName(res)
 	for name, zone := range map[string]string{"app-1a-new-1": "us-east-1a", "app-1a-new-2": "us-east-1a", "app-1b-new-1": "us-east-1b", "app-1c-new-1": "us-east-1c"} {
-		if n := nodes[name]; n == nil || n.Labels[zoneKey] != zone {
-			t.Errorf("node %s: want zone %s, got %v", name, zone, n)
+		if n := nodes[name]; assert.NotNil(t, n, "node %s", name) {
+			assert.Equal(t, zone, n.Labels[zoneKey], "node %s: zone", name)
 		}
 	}
-	expectNoPending(t, res)
+	expect.AllBound(t, res)
 
 	for i := range s.NodeGroups {
 		s.NodeGroups[i].DomainLabels = nil
 	}
 	without := run(t, s)
-	if g, _ := without.GroupSize("app-1a"); g.To != 0 {
-		t.Errorf("without declared domains app-1a = %+v, want it never scaled", g)
-	}
-	if len(without.Unschedulable) != 1 {
-		t.Errorf("without declared domains %d pods pending, want 1", len(without.Unschedulable))
-	}
+	g, _ := without.GroupSize("app-1a")
+	assert.Equal(t, 0, g.To, "without declared domains app-1a = %+v, want it never scaled", g)
+	expect.Pending(t, without, 1)
 }
 
 // A "kubectl get nodes,pods -A -o yaml" dump plus node groups. The tainted
@@ -217,12 +192,9 @@ func TestMultiAZDeclaredDomains(t *testing.T) {
 // workloads end zone-balanced, each ledger pod on its own node.
 func TestClusterDump(t *testing.T) {
 	s, res := simulate(t, "cluster-dump.yaml")
-	if len(s.Nodes) != 4 || len(s.NodeGroupOf) != 3 {
-		t.Fatalf("loaded %d nodes (%d in groups), want 4 (3)", len(s.Nodes), len(s.NodeGroupOf))
-	}
-	if _, ok := s.NodeGroupOf["ip-10-0-0-21.eu-west-1.compute.internal"]; ok {
-		t.Error("the system node must not belong to a node group")
-	}
+	require.Len(t, s.Nodes, 4, "loaded nodes")
+	require.Len(t, s.NodeGroupOf, 3, "loaded nodes in groups")
+	assert.NotContains(t, s.NodeGroupOf, "ip-10-0-0-21.eu-west-1.compute.internal", "the system node must not belong to a node group")
 	var namespaces []string
 	pending := 0
 	for _, p := range s.Pods {
@@ -232,32 +204,24 @@ func TestClusterDump(t *testing.T) {
 		if p.Spec.NodeName == "" {
 			pending++
 		}
-		if p.Status.Phase == apiv1.PodSucceeded {
-			t.Errorf("finished pod %s/%s was loaded", p.Namespace, p.Name)
-		}
+		assert.NotEqual(t, apiv1.PodSucceeded, p.Status.Phase, "finished pod %s/%s was loaded", p.Namespace, p.Name)
 	}
 	slices.Sort(namespaces)
-	expectEqual(t, "namespaces", namespaces, []string{"kube-system", "monitoring", "payments", "shop"})
-	expectEqual(t, "pods", []int{len(s.Pods), pending}, []int{17, 6})
+	assert.Equal(t, []string{"kube-system", "monitoring", "payments", "shop"}, namespaces, "namespaces")
+	assert.Equal(t, []int{17, 6}, []int{len(s.Pods), pending}, "pods")
 
-	expectEqual(t, "bound before loop 1", boundBefore(res), 0)
-	expectEqual(t, "loops", loops(res), []string{
+	assert.Equal(t, 0, boundBefore(res), "bound before loop 1")
+	assert.Equal(t, []string{
 		"general-eu-west-1a 2->3, general-eu-west-1b 1->3, general-eu-west-1c 0->3 | bound 6",
-	})
-	expectEqual(t, "groups", groups(res), []string{"general-eu-west-1a 2->3", "general-eu-west-1b 1->3", "general-eu-west-1c 0->3"})
-	expectEqual(t, "frontend pods per zone", countBy(t, res, "shop", "app=frontend", zoneKey),
-		map[string]int{"eu-west-1a": 2, "eu-west-1b": 2, "eu-west-1c": 2})
-	expectEqual(t, "ledger pods per zone", countBy(t, res, "payments", "app=ledger", zoneKey),
-		map[string]int{"eu-west-1a": 1, "eu-west-1b": 1, "eu-west-1c": 1})
-	if perHost := countBy(t, res, "payments", "app=ledger", apiv1.LabelHostname); len(perHost) != 3 {
-		t.Errorf("ledger pods per host = %v, want 3 nodes", perHost)
-	}
+	}, loops(res), "loops")
+	assert.Equal(t, []string{"general-eu-west-1a 2->3", "general-eu-west-1b 1->3", "general-eu-west-1c 0->3"}, groups(res), "groups")
+	expect.Skew(t, res, matching("app", "frontend"), zoneKey).Equals(map[string]int{"eu-west-1a": 2, "eu-west-1b": 2, "eu-west-1c": 2})
+	expect.Skew(t, res, matching("app", "ledger"), zoneKey).Equals(map[string]int{"eu-west-1a": 1, "eu-west-1b": 1, "eu-west-1c": 1})
+	assert.Len(t, countBy(t, res, "payments", "app=ledger", apiv1.LabelHostname), 3, "ledger pods per host: want 3 nodes")
 	for _, p := range res.Pods {
-		if p.NodeGroup == "" {
-			t.Errorf("pod %s/%s was bound to the system node", p.Namespace, p.Name)
-		}
+		assert.NotEmpty(t, p.NodeGroup, "pod %s/%s was bound to the system node", p.Namespace, p.Name)
 	}
-	expectNoPending(t, res)
+	expect.AllBound(t, res)
 }
 
 // Spot before on-demand in three zones, every group at size 0, nine
@@ -274,32 +238,29 @@ func TestClusterDump(t *testing.T) {
 // per zone, three api pods on each, no on-demand node.
 func TestSpotAndOnDemand3Zones(t *testing.T) {
 	s, err := load.Files("spot-and-on-demand-3-zones.yaml")
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	if s.PriorityConfigMap == nil || len(s.NodeGroups) != 6 || len(s.Pods) != 9 {
-		t.Fatalf("loaded %d groups, %d pods, priority ConfigMap %v", len(s.NodeGroups), len(s.Pods), s.PriorityConfigMap != nil)
-	}
+	require.NoError(t, err, "load")
+	require.NotNil(t, s.PriorityConfigMap, "loaded priority ConfigMap")
+	require.Len(t, s.NodeGroups, 6, "loaded groups")
+	require.Len(t, s.Pods, 9, "loaded pods")
 
 	t.Run("stock priority", func(t *testing.T) {
 		res := runWith(t, s, sim.Config{Expander: "priority", Seed: 1})
-		expectEqual(t, "loops", loops(res), []string{"spot-m5-4xlarge-us-east-1b 0->1 | bound 9"})
-		expectEqual(t, "api pods per zone", countBy(t, res, "shop", "app=api", zoneKey), map[string]int{"us-east-1b": 9})
-		expectEqual(t, "api pods per capacity type", countBy(t, res, "shop", "app=api", "capacity-type"), map[string]int{"spot": 9})
-		expectNoPending(t, res)
+		assert.Equal(t, []string{"spot-m5-4xlarge-us-east-1b 0->1 | bound 9"}, loops(res), "loops")
+		expect.Skew(t, res, matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1b": 9})
+		expect.Skew(t, res, matching("app", "api"), "capacity-type").Equals(map[string]int{"spot": 9})
+		expect.AllBound(t, res)
 	})
 
 	// The outcome issue 9 specifies; it needs the planner to let the
 	// priority expander choose the group inside each zone.
 	t.Run("spreadscale topology-spread,priority", func(t *testing.T) {
 		res := runWith(t, s, sim.Config{Spreadscale: true, Expander: "topology-spread,priority", Seed: 1})
-		expectEqual(t, "loops", loops(res), []string{
+		assert.Equal(t, []string{
 			"spot-m5-4xlarge-us-east-1a 0->1, spot-m5-4xlarge-us-east-1b 0->1, spot-m5-4xlarge-us-east-1c 0->1 | bound 9",
-		})
-		expectEqual(t, "api pods per zone", countBy(t, res, "shop", "app=api", zoneKey),
-			map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
-		expectEqual(t, "api pods per capacity type", countBy(t, res, "shop", "app=api", "capacity-type"), map[string]int{"spot": 9})
-		expectNoPending(t, res)
+		}, loops(res), "loops")
+		expect.Skew(t, res, matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+		expect.Skew(t, res, matching("app", "api"), "capacity-type").Equals(map[string]int{"spot": 9})
+		expect.AllBound(t, res)
 	})
 }
 
@@ -338,23 +299,21 @@ func timedLoops(res *sim.Result) []string {
 // last node registering at 2m10s.
 func TestZoneStockout3Zones(t *testing.T) {
 	s, err := load.Files("zone-stockout-3-zones.yaml")
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
+	require.NoError(t, err, "load")
 	stockout := "ng-c FAILED: failed to increase node group size: out of capacity in us-east-1c"
 	final := []string{"ng-a 1->3", "ng-b 1->3", "ng-c 0->0"}
 	zones := map[string]int{"us-east-1a": 3, "us-east-1b": 3}
 	check := func(t *testing.T, res *sim.Result, want []string, loops int, allBound time.Duration) {
 		t.Helper()
-		expectEqual(t, "loops", timedLoops(res), want)
-		expectEqual(t, "loops run", len(res.Loops), loops)
-		expectEqual(t, "groups", groups(res), final)
-		expectEqual(t, "nodes requested", res.RequestedNodes(), 4)
+		assert.Equal(t, want, timedLoops(res), "loops")
+		assert.Len(t, res.Loops, loops, "loops run")
+		assert.Equal(t, final, groups(res), "groups")
+		assert.Equal(t, 4, res.RequestedNodes(), "nodes requested")
 		at, ok := res.AllBoundAt()
-		expectEqual(t, "all bound at", at, allBound)
-		expectEqual(t, "all bound", ok, true)
-		expectEqual(t, "web pods per zone", countBy(t, res, "default", "app=web", zoneKey), zones)
-		expectNoPending(t, res)
+		assert.Equal(t, allBound, at, "all bound at")
+		assert.True(t, ok, "all bound")
+		expect.Skew(t, res, matching("app", "web"), zoneKey).Equals(zones)
+		expect.AllBound(t, res)
 	}
 	t.Run("spreadscale", func(t *testing.T) {
 		check(t, runWith(t, s, sim.Config{Spreadscale: true, Seed: 1}), []string{

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/spreadscale/spreadscale/test/sim/expect"
 )
 
 // TestZoneAndCapacityType: the spread over zone and capacity type binds
@@ -17,5 +19,5 @@ func TestZoneAndCapacityType(t *testing.T) {
 	assert.Equal(t, []string{
 		"spot-zone-a 0->1", "on-demand-zone-a 0->1", "spot-zone-b 0->2", "on-demand-zone-b 0->0", "on-demand-zone-c 0->2",
 	}, groups(res))
-	assert.Empty(t, res.Unschedulable)
+	expect.AllBound(t, res)
 }

@@ -9,6 +9,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/expect"
 	"github.com/spreadscale/spreadscale/test/sim/load"
 )
 
@@ -109,7 +110,7 @@ func TestRealDump(t *testing.T) {
 			assert.Equal(t, tc.loops, loops(res)[:len(tc.loops)])
 			assert.Equal(t, tc.groups, groups(res))
 			assert.Equal(t, tc.placements, placements(res))
-			assert.Empty(t, res.Unschedulable)
+			expect.AllBound(t, res)
 			agents := map[string][]string{
 				"ip-10-0-1-17.eu-west-1.compute.internal": {"node-agent"},
 				"ip-10-0-2-33.eu-west-1.compute.internal": {"node-agent"},

@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/expect"
 	"github.com/spreadscale/spreadscale/test/sim/load"
 )
 
@@ -62,67 +65,75 @@ func downLoops(res *sim.Result) []string {
 // last loop. spreadscale never removes zone c's node.
 func TestScaleDownZoneCollapse(t *testing.T) {
 	s, err := load.Files("scale-down-zone-collapse.yaml")
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	if len(s.Nodes) != 5 || len(s.Pods) != 7 || len(s.NodeGroups) != 3 {
-		t.Fatalf("loaded %d nodes, %d pods, %d groups; want 5, 7, 3", len(s.Nodes), len(s.Pods), len(s.NodeGroups))
-	}
-	final := []string{"ng-a 2->1", "ng-b 2->1", "ng-c 1->1"}
+	require.NoError(t, err, "load")
+	require.Len(t, s.Nodes, 5, "loaded nodes")
+	require.Len(t, s.Pods, 7, "loaded pods")
+	require.Len(t, s.NodeGroups, 3, "loaded groups")
 	consolidation := []string{
 		"5 50s: remove ng-a-2, evicted 1 | pending 0 | bound 1",
 		"6 1m0s: remove ng-b-2, evicted 1 | pending 0 | bound 1",
 	}
-
-	// No DeletionCandidate taint on ng-c-1 (the guard keeps it from ever
-	// being unneeded; stock's has one), so the replica evicted from ng-a-2 goes to the emptiest
-	// node the spread allows (zones a and c at 1, b at 2): ng-c-1.
-	t.Run("spreadscale", func(t *testing.T) {
-		res := runWith(t, s, downConfig(true))
-		expectEqual(t, "loops", downLoops(res), consolidation)
-		expectEqual(t, "loops run", len(res.Loops), 7)
-		expectEqual(t, "removals per group", res.RemovalsByGroup(), map[string]int{"ng-a": 1, "ng-b": 1})
-		expectEqual(t, "scale-ups after a removal", res.ScaleUpsAfterRemoval(), 0)
-		expectEqual(t, "nodes requested", res.RequestedNodes(), 0)
-		expectEqual(t, "pod-seconds pending", res.PodSecondsPending(), time.Duration(0))
-		expectEqual(t, "groups", groups(res), final)
-		expectEqual(t, "web pods per node", countBy(t, res, "default", "app=web", apiv1.LabelHostname),
-			map[string]int{"ng-a-1": 1, "ng-b-1": 2, "ng-c-1": 2})
-		expectEqual(t, "web pods per zone", countBy(t, res, "default", "app=web", zoneKey),
-			map[string]int{"us-east-1a": 1, "us-east-1b": 2, "us-east-1c": 2})
-		expectNoPending(t, res)
-	})
-
-	// Stock flaps zone c until the last of the 34 loops (the default
-	// --max-loops for these timers).
-	t.Run("stock", func(t *testing.T) {
-		res := runWith(t, s, downConfig(false))
-		want := append(slices.Clone(consolidation),
-			"7 1m10s: remove ng-c-1, evicted 1 | pending 0 | bound 0",
-			"8 1m20s: ng-c 0->1 | pending 1 | bound 1",
-			"13 2m10s: remove ng-c-new-1, evicted 1 | pending 0 | bound 0",
-			"14 2m20s: ng-c 0->1 | pending 1 | bound 1",
-			"19 3m10s: remove ng-c-new-2, evicted 1 | pending 0 | bound 0",
-			"20 3m20s: ng-c 0->1 | pending 1 | bound 1",
-			"25 4m10s: remove ng-c-new-3, evicted 1 | pending 0 | bound 0",
-			"26 4m20s: ng-c 0->1 | pending 1 | bound 1",
-			"31 5m10s: remove ng-c-new-4, evicted 1 | pending 0 | bound 0",
-			"32 5m20s: ng-c 0->1 | pending 1 | bound 1",
-		)
-		expectEqual(t, "loops", downLoops(res), want)
-		expectEqual(t, "loops run", len(res.Loops), 34)
-		expectEqual(t, "removals per group", res.RemovalsByGroup(), map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 5})
-		if n := res.RemovalsByGroup()["ng-c"]; n < 2 {
-			t.Errorf("stock removed ng-c's node %d times, want at least 2", n)
-		}
-		expectEqual(t, "scale-ups after a removal", res.ScaleUpsAfterRemoval(), 5)
-		expectEqual(t, "nodes requested", res.RequestedNodes(), 5)
-		expectEqual(t, "pod-seconds pending", res.PodSecondsPending(), 50*time.Second)
-		expectEqual(t, "groups", groups(res), final)
-		expectEqual(t, "web pods per node", countBy(t, res, "default", "app=web", apiv1.LabelHostname),
-			map[string]int{"ng-a-1": 2, "ng-b-1": 2, "ng-c-new-5": 1})
-		expectEqual(t, "web pods per zone", countBy(t, res, "default", "app=web", zoneKey),
-			map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 1})
-		expectNoPending(t, res)
-	})
+	for _, tc := range []struct {
+		name                 string
+		spreadscale          bool
+		loops                []string
+		loopsRun             int
+		removals             map[string]int
+		scaleUpsAfterRemoval int
+		requestedNodes       int
+		podSecondsPending    time.Duration
+		perNode, perZone     map[string]int
+	}{
+		// No DeletionCandidate taint on ng-c-1 (the guard keeps it from
+		// ever being unneeded; stock's has one), so the replica evicted
+		// from ng-a-2 goes to the emptiest node the spread allows (zones a
+		// and c at 1, b at 2): ng-c-1.
+		{
+			name: "spreadscale", spreadscale: true,
+			loops:    consolidation,
+			loopsRun: 7,
+			removals: map[string]int{"ng-a": 1, "ng-b": 1},
+			perNode:  map[string]int{"ng-a-1": 1, "ng-b-1": 2, "ng-c-1": 2},
+			perZone:  map[string]int{"us-east-1a": 1, "us-east-1b": 2, "us-east-1c": 2},
+		},
+		// Stock flaps zone c until the last of the 34 loops (the default
+		// --max-loops for these timers).
+		{
+			name: "stock",
+			loops: append(slices.Clone(consolidation),
+				"7 1m10s: remove ng-c-1, evicted 1 | pending 0 | bound 0",
+				"8 1m20s: ng-c 0->1 | pending 1 | bound 1",
+				"13 2m10s: remove ng-c-new-1, evicted 1 | pending 0 | bound 0",
+				"14 2m20s: ng-c 0->1 | pending 1 | bound 1",
+				"19 3m10s: remove ng-c-new-2, evicted 1 | pending 0 | bound 0",
+				"20 3m20s: ng-c 0->1 | pending 1 | bound 1",
+				"25 4m10s: remove ng-c-new-3, evicted 1 | pending 0 | bound 0",
+				"26 4m20s: ng-c 0->1 | pending 1 | bound 1",
+				"31 5m10s: remove ng-c-new-4, evicted 1 | pending 0 | bound 0",
+				"32 5m20s: ng-c 0->1 | pending 1 | bound 1",
+			),
+			loopsRun:             34,
+			removals:             map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 5},
+			scaleUpsAfterRemoval: 5,
+			requestedNodes:       5,
+			podSecondsPending:    50 * time.Second,
+			perNode:              map[string]int{"ng-a-1": 2, "ng-b-1": 2, "ng-c-new-5": 1},
+			perZone:              map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runWith(t, s, downConfig(tc.spreadscale))
+			assert.Equal(t, tc.loops, downLoops(res), "loops")
+			assert.Len(t, res.Loops, tc.loopsRun, "loops run")
+			assert.Equal(t, tc.removals, res.RemovalsByGroup(), "removals per group")
+			assert.Equal(t, tc.scaleUpsAfterRemoval, res.ScaleUpsAfterRemoval(), "scale-ups after a removal")
+			assert.Equal(t, tc.requestedNodes, res.RequestedNodes(), "nodes requested")
+			assert.Equal(t, tc.podSecondsPending, res.PodSecondsPending(), "pod-seconds pending")
+			assert.Equal(t, []string{"ng-a 2->1", "ng-b 2->1", "ng-c 1->1"}, groups(res), "groups")
+			web := matching("app", "web")
+			expect.Skew(t, res, web, apiv1.LabelHostname).Equals(tc.perNode)
+			expect.Skew(t, res, web, zoneKey).Equals(tc.perZone)
+			expect.AllBound(t, res)
+		})
+	}
 }
