@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const sample = `goos: linux
@@ -20,19 +23,16 @@ PASS
 
 func TestParseAndReport(t *testing.T) {
 	results, err := parse(strings.NewReader(sample))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(results) != 5 || results[0].Case != "5000n_2000p" || results[0].Mode != "stock" || results[1].Mode != "spreadscale" {
-		t.Fatalf("parsed %+v", results)
-	}
-	if got := results[1].Metrics["pods/op"]; got != 2000 {
-		t.Errorf("pods/op = %v, want 2000", got)
-	}
+	require.NoError(t, err)
+	require.Len(t, results, 5, "parsed %+v", results)
+	require.Equal(t, "5000n_2000p", results[0].Case, "parsed %+v", results)
+	require.Equal(t, "stock", results[0].Mode, "parsed %+v", results)
+	require.Equal(t, "spreadscale", results[1].Mode, "parsed %+v", results)
+	assert.Equal(t, 2000.0, results[1].Metrics["pods/op"], "pods/op")
 	sum, cases := summarize(results)
-	if len(cases) != 1 || sum["5000n_2000p"]["stock"].Median["ns/op"] != 5e10 || sum["5000n_2000p"]["spreadscale"].Median["ns/op"] != 1.5e10 {
-		t.Fatalf("medians %+v", sum)
-	}
+	require.Len(t, cases, 1, "cases")
+	require.Equal(t, 5e10, sum["5000n_2000p"]["stock"].Median["ns/op"], "medians %+v", sum)
+	require.Equal(t, 1.5e10, sum["5000n_2000p"]["spreadscale"].Median["ns/op"], "medians %+v", sum)
 	var buf bytes.Buffer
 	report(&buf, results, machine{CPU: "AMD EPYC", Cores: 2, Go: "go1.26", LoadEnd: "1.00 1.00 1.00"}, "raw\n", "make bench")
 	out := buf.String()
@@ -41,17 +41,13 @@ func TestParseAndReport(t *testing.T) {
 		"- CPU: AMD EPYC, 2 cores",
 		"```\nraw\n```",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "report lacks it")
 	}
 }
 
 func TestTargetsTableJudgesEachRatio(t *testing.T) {
 	results, err := parse(strings.NewReader(sample))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var buf bytes.Buffer
 	writeTargets(&buf, results)
 	out := buf.String()
@@ -60,32 +56,27 @@ func TestTargetsTableJudgesEachRatio(t *testing.T) {
 		"| 5000n_2000p time vs stock | ≤ 0.05x | 0.300x | **no** |",
 		"| 500n_20000p time vs stock | ≤ 0.50x | not measured | – |",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("targets lack %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "targets lack it")
 	}
 	met := summary{Median: map[string]float64{"ns/op": 1}}
 	sum := map[string]map[string]summary{"500n_2000p": {"spreadscale": met}, "500n_20000p": {"spreadscale": {Median: map[string]float64{"ns/op": 2.5}}}}
-	if r, ok := growth("500n_20000p", "500n_2000p")(sum); !ok || r != 2.5 {
-		t.Errorf("growth = %v, %v; want 2.5", r, ok)
-	}
+	r, ok := growth("500n_20000p", "500n_2000p")(sum)
+	assert.True(t, ok, "growth measured")
+	assert.Equal(t, 2.5, r, "growth")
 }
 
 func TestProfileSectionQuotesTheProfile(t *testing.T) {
 	var buf bytes.Buffer
 	writeProfile(&buf, "      flat  flat%   sum%        cum   cum%\n")
-	if out := buf.String(); !strings.Contains(out, "## Where spreadscale's time goes") || !strings.Contains(out, "```\n      flat  flat%") {
-		t.Errorf("profile section:\n%s", out)
-	}
+	out := buf.String()
+	assert.Contains(t, out, "## Where spreadscale's time goes", "profile section")
+	assert.Contains(t, out, "```\n      flat  flat%", "profile section")
 	buf.Reset()
 	writeProfile(&buf, "")
-	if buf.Len() != 0 {
-		t.Errorf("no profile wrote %q", buf.String())
-	}
+	assert.Empty(t, buf.String(), "no profile")
 }
 
 func TestParseMalformed(t *testing.T) {
-	if _, err := parse(strings.NewReader("BenchmarkDecision/a/stock-2 1 12 ns/op 5\n")); err == nil {
-		t.Error("odd value/unit fields: no error")
-	}
+	_, err := parse(strings.NewReader("BenchmarkDecision/a/stock-2 1 12 ns/op 5\n"))
+	assert.Error(t, err, "odd value/unit fields")
 }
