@@ -23,6 +23,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -107,9 +109,7 @@ func (s *filterScheduler) filter(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod
 	ctx := context.Background()
 	state := framework.NewCycleState()
 	res, st, _ := s.fwk.RunPreFilterPlugins(ctx, state, pod)
-	if st.Code() == framework.Error {
-		tb.Fatalf("real PreFilter error for pod %s: %v", pod.Name, st)
-	}
+	require.NotEqual(tb, framework.Error, st.Code(), "real PreFilter error for pod %s: %v", pod.Name, st)
 	if !st.IsSuccess() {
 		return st
 	}
@@ -117,13 +117,9 @@ func (s *filterScheduler) filter(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) excluded by PreFilter")
 	}
 	ni, err := s.lister.snap.NodeInfos().Get(nodeName)
-	if err != nil {
-		tb.Fatalf("snapshot lacks node %s: %v", nodeName, err)
-	}
+	require.NoError(tb, err, "snapshot lacks node %s", nodeName)
 	st = s.fwk.RunFilterPlugins(ctx, state, pod, ni)
-	if st.Code() == framework.Error {
-		tb.Fatalf("real Filter error for pod %s on %s: %v", pod.Name, nodeName, st)
-	}
+	require.NotEqual(tb, framework.Error, st.Code(), "real Filter error for pod %s on %s: %v", pod.Name, nodeName, st)
 	return st
 }
 

@@ -73,7 +73,7 @@ func TestCompletePlansOracle(t *testing.T) {
 		if i == 5 {
 			break
 		}
-		t.Errorf("planner places fewer pods than the oracle: %s", s)
+		assert.Fail(t, "planner places fewer pods than the oracle: "+s)
 	}
 	if st.nodeChecked > 0 {
 		assert.GreaterOrEqual(t, float64(st.nodeOptimal), 0.99*float64(st.nodeChecked),
@@ -155,7 +155,7 @@ func checkAgainstOracle(t *testing.T, sched *filterScheduler, c *oracleCase, st 
 		st.short = append(st.short, fmt.Sprintf("%d < %d: %s; plan %s", placed, best, c, describePlan(plan)))
 		return
 	case placed > best:
-		t.Errorf("planner places %d pods, more than the oracle's %d: %s; plan %s", placed, best, c, describePlan(plan))
+		assert.Fail(t, fmt.Sprintf("planner places %d pods, more than the oracle's %d: %s; plan %s", placed, best, c, describePlan(plan)))
 		return
 	}
 	if placed < len(c.pending) {
@@ -286,6 +286,6 @@ func plannedNode(t *testing.T, plan *topology.Plan, name string) *v1.Node {
 			return pn.Node
 		}
 	}
-	t.Fatalf("no planned node %s", name)
+	require.Fail(t, "no planned node "+name)
 	return nil
 }

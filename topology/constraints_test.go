@@ -1,13 +1,14 @@
 package topology_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -154,28 +155,17 @@ func TestInvalidConstraints(t *testing.T) {
 			errs := topology.ValidateConstraints(pod)
 			want := append([]string(nil), tc.want...)
 			sort.Strings(want)
-			if got := errKeys(errs); strings.Join(got, "; ") != strings.Join(want, "; ") {
-				t.Errorf("ValidateConstraints: got %v, want %v", got, want)
-			}
+			assert.Equal(t, strings.Join(want, "; "), strings.Join(errKeys(errs), "; "), "ValidateConstraints")
 			s, err := topology.NewSpread(pod, nil)
-			if s != nil || err == nil {
-				t.Fatalf("NewSpread accepted the pod: %+v", s)
-			}
+			require.True(t, s == nil && err != nil, "NewSpread accepted the pod: %+v", s)
 			var inv *topology.InvalidError
-			if !errors.As(err, &inv) {
-				t.Fatalf("NewSpread error %T %v, want *InvalidError", err, err)
-			}
-			if inv.Pod != "default/bad" {
-				t.Errorf("InvalidError.Pod = %q, want default/bad", inv.Pod)
-			}
-			if got := errKeys(inv.Errs); strings.Join(got, "; ") != strings.Join(want, "; ") {
-				t.Errorf("InvalidError.Errs: got %v, want %v", got, want)
-			}
+			require.ErrorAs(t, err, &inv, "NewSpread error %T %v, want *InvalidError", err, err)
+			assert.Equal(t, "default/bad", inv.Pod, "InvalidError.Pod")
+			assert.Equal(t, strings.Join(want, "; "), strings.Join(errKeys(inv.Errs), "; "), "InvalidError.Errs")
 			msg := err.Error()
 			for _, e := range inv.Errs {
-				if !strings.Contains(msg, "default/bad") || !strings.Contains(msg, e.Field) {
-					t.Errorf("error %q does not name the pod and the field %s", msg, e.Field)
-				}
+				assert.True(t, strings.Contains(msg, "default/bad") && strings.Contains(msg, e.Field),
+					"error %q does not name the pod and the field %s", msg, e.Field)
 			}
 		})
 	}
@@ -195,23 +185,15 @@ func TestValidConstraints(t *testing.T) {
 		}),
 		cWith(func(c *v1.TopologySpreadConstraint) { c.WhenUnsatisfiable = v1.ScheduleAnyway; c.LabelSelector = nil }),
 	)
-	if errs := topology.ValidateConstraints(pod); len(errs) > 0 {
-		t.Fatalf("ValidateConstraints: %v", errs)
-	}
+	require.Empty(t, topology.ValidateConstraints(pod), "ValidateConstraints")
 	s, err := topology.NewSpread(pod, nil)
-	if err != nil {
-		t.Fatalf("NewSpread: %v", err)
-	}
-	if len(s.Hard) != 2 || len(s.Soft) != 1 || s.Soft[0].Index != 2 {
-		t.Fatalf("hard %d soft %d", len(s.Hard), len(s.Soft))
-	}
+	require.NoError(t, err, "NewSpread")
+	require.True(t, len(s.Hard) == 2 && len(s.Soft) == 1 && s.Soft[0].Index == 2, "hard %d soft %d", len(s.Hard), len(s.Soft))
 	h0, h1 := s.Hard[0], s.Hard[1]
-	if h0.MinDomains != 1 || h0.NodeAffinityPolicy != v1.NodeInclusionPolicyHonor || h0.NodeTaintsPolicy != v1.NodeInclusionPolicyIgnore {
-		t.Errorf("defaults: minDomains %d affinity %s taints %s, want 1 Honor Ignore", h0.MinDomains, h0.NodeAffinityPolicy, h0.NodeTaintsPolicy)
-	}
-	if h1.MinDomains != 3 || h1.NodeAffinityPolicy != v1.NodeInclusionPolicyIgnore || h1.NodeTaintsPolicy != v1.NodeInclusionPolicyHonor {
-		t.Errorf("explicit: minDomains %d affinity %s taints %s", h1.MinDomains, h1.NodeAffinityPolicy, h1.NodeTaintsPolicy)
-	}
+	assert.True(t, h0.MinDomains == 1 && h0.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && h0.NodeTaintsPolicy == v1.NodeInclusionPolicyIgnore,
+		"defaults: minDomains %d affinity %s taints %s, want 1 Honor Ignore", h0.MinDomains, h0.NodeAffinityPolicy, h0.NodeTaintsPolicy)
+	assert.True(t, h1.MinDomains == 3 && h1.NodeAffinityPolicy == v1.NodeInclusionPolicyIgnore && h1.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor,
+		"explicit: minDomains %d affinity %s taints %s", h1.MinDomains, h1.NodeAffinityPolicy, h1.NodeTaintsPolicy)
 	// matchLabelKeys: the pod's value is ANDed in; a key the pod lacks is ignored.
 	for _, tc := range []struct {
 		l    labels.Set
@@ -221,14 +203,11 @@ func TestValidConstraints(t *testing.T) {
 		{labels.Set{"app": "web", "pod-template-hash": "h2"}, false},
 		{labels.Set{"app": "web"}, false},
 	} {
-		if got := h1.Selector.Matches(tc.l); got != tc.want {
-			t.Errorf("selector %s matches %v = %v, want %v", h1.Selector, tc.l, got, tc.want)
-		}
+		assert.Equal(t, tc.want, h1.Selector.Matches(tc.l), "selector %s matches %v", h1.Selector, tc.l)
 	}
 	// A nil labelSelector matches nothing.
-	if s.Soft[0].Selector.Matches(labels.Set{"app": "web"}) || s.Soft[0].Selector.Empty() {
-		t.Errorf("nil labelSelector: %q must match nothing", s.Soft[0].Selector)
-	}
+	assert.False(t, s.Soft[0].Selector.Matches(labels.Set{"app": "web"}) || s.Soft[0].Selector.Empty(),
+		"nil labelSelector: %q must match nothing", s.Soft[0].Selector)
 }
 
 // TestMergedMatchLabelKeys: the form a 1.34+ API server stores
@@ -251,32 +230,24 @@ func TestMergedMatchLabelKeys(t *testing.T) {
 	results := map[string]exResult{}
 	for name, c := range map[string]v1.TopologySpreadConstraint{"unmerged": unmerged, "merged": merged} {
 		pod := cPod(c)
-		if errs := topology.ValidateConstraints(pod); len(errs) > 0 {
-			t.Fatalf("%s: %v", name, errs)
-		}
+		require.Empty(t, topology.ValidateConstraints(pod), name)
 		results[name] = exRun(t, real, nil, nodes, pods, pod)
 	}
 	u, m := results["unmerged"], results["merged"]
 	for _, z := range []string{"zoneA", "zoneB", "zoneC"} {
-		if u.counts.MatchNum(0, z) != m.counts.MatchNum(0, z) {
-			t.Errorf("%s: unmerged %d, merged %d", z, u.counts.MatchNum(0, z), m.counts.MatchNum(0, z))
-		}
+		assert.Equal(t, u.counts.MatchNum(0, z), m.counts.MatchNum(0, z), "%s: unmerged, merged", z)
 	}
-	if got := []int{u.counts.MatchNum(0, "zoneA"), u.counts.MatchNum(0, "zoneB"), u.counts.MatchNum(0, "zoneC")}; fmt.Sprint(got) != "[2 1 1]" {
-		t.Errorf("counts %v, want [2 1 1] (h2 pods excluded)", got)
-	}
+	got := []int{u.counts.MatchNum(0, "zoneA"), u.counts.MatchNum(0, "zoneB"), u.counts.MatchNum(0, "zoneC")}
+	assert.Equal(t, "[2 1 1]", fmt.Sprint(got), "counts (h2 pods excluded)")
 	exSame(t, "admitted (unmerged)", u.admitted, []string{"b1", "c1"})
 	exSame(t, "admitted (merged)", m.admitted, u.admitted)
 	// Idempotent: the merge adds nothing to the merged form.
 	reqs, _ := m.spread.Hard[0].Selector.Requirements()
-	if len(reqs) != 2 {
-		t.Errorf("merged selector %q has %d requirements, want 2 (app, pod-template-hash once)", m.spread.Hard[0].Selector, len(reqs))
-	}
+	assert.Len(t, reqs, 2, "merged selector %q: want 2 requirements (app, pod-template-hash once)", m.spread.Hard[0].Selector)
 	// Normalizing the same pod twice gives the same selector.
 	again, err := topology.NewSpread(cPod(merged), nil)
-	if err != nil || again.Hard[0].Selector.String() != m.spread.Hard[0].Selector.String() {
-		t.Errorf("second normalization: %v %v", again, err)
-	}
+	assert.True(t, err == nil && again.Hard[0].Selector.String() == m.spread.Hard[0].Selector.String(),
+		"second normalization: %v %v", again, err)
 }
 
 // apiServerErrors runs kube-apiserver v1.33.1's pod spec validation and
@@ -284,9 +255,7 @@ func TestMergedMatchLabelKeys(t *testing.T) {
 func apiServerErrors(t *testing.T, pod *v1.Pod) field.ErrorList {
 	t.Helper()
 	var spec core.PodSpec
-	if err := corev1conv.Convert_v1_PodSpec_To_core_PodSpec(&pod.Spec, &spec, nil); err != nil {
-		t.Fatalf("converting pod spec: %v", err)
-	}
+	require.NoError(t, corev1conv.Convert_v1_PodSpec_To_core_PodSpec(&pod.Spec, &spec, nil), "converting pod spec")
 	all := corevalidation.ValidatePodSpec(&spec, &pod.ObjectMeta, field.NewPath("spec"), corevalidation.PodValidationOptions{})
 	var out field.ErrorList
 	for _, e := range all {
@@ -365,14 +334,12 @@ func TestValidationMatchesAPIServer(t *testing.T) {
 		if g, w := distinctErrKeys(got), distinctErrKeys(want); strings.Join(g, "; ") != strings.Join(w, "; ") {
 			bad++
 			if bad <= 3 {
-				t.Errorf("case %d: constraints %s\nengine:     %v\napi server: %v", i, describeConstraints(cs), g, w)
+				assert.Fail(t, fmt.Sprintf("case %d: constraints %s\nengine:     %v\napi server: %v", i, describeConstraints(cs), g, w))
 			}
 		}
 	}
 	t.Logf("compared %d pods with the API server's validation (%d with the merged matchLabelKeys form): %d differ", compared, merged, bad)
-	if merged == 0 {
-		t.Errorf("no merged-form case generated")
-	}
+	assert.NotZero(t, merged, "no merged-form case generated")
 }
 
 // hasMergedForm reports whether a constraint of pod carries matchLabelKeys

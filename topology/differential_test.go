@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,9 +72,8 @@ func schedulerFeatures(tb testing.TB) feature.Features {
 		EnableMatchLabelKeysInPodTopologySpread:      fg.Enabled(features.MatchLabelKeysInPodTopologySpread),
 		EnableSchedulingQueueHint:                    fg.Enabled(features.SchedulerQueueingHints),
 	}
-	if !fts.EnableNodeInclusionPolicyInPodTopologySpread || !fts.EnableMatchLabelKeysInPodTopologySpread {
-		tb.Fatalf("1.33 default gates expected NodeInclusionPolicy and MatchLabelKeys enabled, got %+v", fts)
-	}
+	require.True(tb, fts.EnableNodeInclusionPolicyInPodTopologySpread && fts.EnableMatchLabelKeysInPodTopologySpread,
+		"1.33 default gates expected NodeInclusionPolicy and MatchLabelKeys enabled, got %+v", fts)
 	return fts
 }
 
@@ -120,9 +121,7 @@ func newTestFramework(tb testing.TB, registry frameworkruntime.Registry, profile
 		frameworkruntime.WithInformerFactory(factory),
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithParallelism(1))
-	if err != nil {
-		tb.Fatalf("building scheduler framework: %v", err)
-	}
+	require.NoError(tb, err, "building scheduler framework")
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 	return fwk, lister
@@ -179,22 +178,17 @@ func (r *realScheduler) schedule(tb testing.TB, pod *v1.Pod, filterOn []string) 
 	tb.Helper()
 	ctx := context.Background()
 	state := framework.NewCycleState()
-	if _, st, _ := r.fwk.RunPreFilterPlugins(ctx, state, pod); !st.IsSuccess() {
-		tb.Fatalf("real PreFilter for pod %s: %v", pod.Name, st)
-	}
+	_, pst, _ := r.fwk.RunPreFilterPlugins(ctx, state, pod)
+	require.True(tb, pst.IsSuccess(), "real PreFilter for pod %s: %v", pod.Name, pst)
 	out := realRun{codes: map[string]framework.Code{}}
 	if !state.SkipFilterPlugins.Has(podtopologyspread.Name) {
 		out.matchNum = preFilterMatchNum(tb, state)
 	}
 	for _, name := range filterOn {
 		ni, err := r.lister.snap.NodeInfos().Get(name)
-		if err != nil {
-			tb.Fatalf("snapshot lacks node %s: %v", name, err)
-		}
+		require.NoError(tb, err, "snapshot lacks node %s", name)
 		st := r.fwk.RunFilterPlugins(ctx, state, pod, ni)
-		if st.Code() == framework.Error {
-			tb.Fatalf("real Filter error on %s: %v", name, st)
-		}
+		require.NotEqual(tb, framework.Error, st.Code(), "real Filter error on %s: %v", name, st)
 		out.codes[name] = st.Code()
 	}
 	return out
@@ -205,21 +199,15 @@ func (r *realScheduler) schedule(tb testing.TB, pod *v1.Pod, filterOn []string) 
 // Counts must equal.
 func preFilterMatchNum(tb testing.TB, state *framework.CycleState) []map[string]int {
 	data, err := state.Read(framework.StateKey("PreFilter" + podtopologyspread.Name))
-	if err != nil {
-		tb.Fatalf("reading PodTopologySpread PreFilter state: %v", err)
-	}
+	require.NoError(tb, err, "reading PodTopologySpread PreFilter state")
 	v := reflect.ValueOf(data)
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
 	f := v.FieldByName("TpValueToMatchNum")
-	if !f.IsValid() {
-		tb.Fatalf("PodTopologySpread PreFilter state %T has no TpValueToMatchNum", data)
-	}
+	require.True(tb, f.IsValid(), "PodTopologySpread PreFilter state %T has no TpValueToMatchNum", data)
 	m, ok := f.Interface().([]map[string]int)
-	if !ok {
-		tb.Fatalf("TpValueToMatchNum is %s, want []map[string]int", f.Type())
-	}
+	require.True(tb, ok, "TpValueToMatchNum is %s, want []map[string]int", f.Type())
 	return m
 }
 
@@ -738,9 +726,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 		return []mismatch{{check: "spread", engine: "invalid: " + err.Error(), real: "accepts the pod"}}
 	}
 	full, err := topology.NewUniverse(c.nodes, c.pods, nil, nil)
-	if err != nil {
-		tb.Fatalf("NewUniverse: %v", err)
-	}
+	require.NoError(tb, err, "NewUniverse")
 	real := cfg.real.run(tb, c.nodes, c.pods, c.pod, nil)
 
 	// The per-domain counts and global minimum PreFilter computed.
@@ -802,9 +788,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 		}
 	}
 	smaller, err := topology.NewUniverse(base, c.pods, nil, nil)
-	if err != nil {
-		tb.Fatalf("NewUniverse: %v", err)
-	}
+	require.NoError(tb, err, "NewUniverse")
 	grown := smaller.Count(spread)
 	seen := append([]*v1.Node(nil), base...)
 	for _, name := range c.added {
@@ -856,9 +840,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 		}
 	}
 	partial, err := topology.NewUniverse(c.nodes, early, nil, nil)
-	if err != nil {
-		tb.Fatalf("NewUniverse: %v", err)
-	}
+	require.NoError(tb, err, "NewUniverse")
 	incr := partial.Count(spread)
 	for _, p := range late {
 		incr.AddPod(p, full.Node(p.Spec.NodeName))
@@ -1019,8 +1001,8 @@ func TestDifferential(t *testing.T) {
 		}
 		bad++
 		if bad <= 5 {
-			t.Errorf("seed %d (reproduce: go test ./topology/ -run 'TestDifferential$' -seed=%d -cases=1): %d disagreement(s), first: %v",
-				c.seed, c.seed, len(ms), ms[0])
+			assert.Fail(t, fmt.Sprintf("seed %d (reproduce: go test ./topology/ -run 'TestDifferential$' -seed=%d -cases=1): %d disagreement(s), first: %v",
+				c.seed, c.seed, len(ms), ms[0]))
 		}
 		if firstBad == nil {
 			firstBad, firstKind = c, ms[0].check
@@ -1041,8 +1023,8 @@ func TestDifferential(t *testing.T) {
 		for _, m := range check(t, cfgs, min, nil) {
 			lines = append(lines, m.String())
 		}
-		t.Fatalf("first disagreement, seed %d, shrunk:\n%s\ndisagreements:\n  %s",
-			firstBad.seed, describe(min, cfgs), strings.Join(lines, "\n  "))
+		require.Fail(t, fmt.Sprintf("first disagreement, seed %d, shrunk:\n%s\ndisagreements:\n  %s",
+			firstBad.seed, describe(min, cfgs), strings.Join(lines, "\n  ")))
 	}
 }
 
@@ -1115,9 +1097,7 @@ func TestDifferentialGenerator(t *testing.T) {
 				seen["empty selector"]++
 			default:
 				sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector)
-				if err != nil {
-					t.Fatalf("seed %d: invalid selector %v: %v", c.seed, tsc.LabelSelector, err)
-				}
+				require.NoError(t, err, "seed %d: invalid selector %v", c.seed, tsc.LabelSelector)
 				if sel.Matches(labels.Set(c.pod.Labels)) {
 					seen["self-match"]++
 				} else {
@@ -1125,9 +1105,8 @@ func TestDifferentialGenerator(t *testing.T) {
 				}
 			}
 		}
-		if errs := topology.ValidateConstraints(c.pod); len(errs) > 0 {
-			t.Fatalf("seed %d: generated an invalid pod: %v", c.seed, errs.ToAggregate())
-		}
+		errs := topology.ValidateConstraints(c.pod)
+		require.Empty(t, errs, "seed %d: generated an invalid pod: %v", c.seed, errs.ToAggregate())
 	}
 	want := []string{"node without zone", "node without hostname", "taint NoSchedule", "taint NoExecute",
 		"taint PreferNoSchedule", "terminating pod", "terminal pod", "namespace default", "namespace team-a",
@@ -1137,9 +1116,7 @@ func TestDifferentialGenerator(t *testing.T) {
 		"nodeAffinityPolicy Honor", "nodeAffinityPolicy Ignore", "nodeTaintsPolicy Honor", "nodeTaintsPolicy Ignore",
 		"matchLabelKeys", "matchLabelKeys merged", "nil selector", "empty selector", "self-match", "no self-match"}
 	for _, w := range want {
-		if seen[w] == 0 {
-			t.Errorf("2000 generated cases never produce %q", w)
-		}
+		assert.NotZero(t, seen[w], "2000 generated cases never produce %q", w)
 	}
 }
 
@@ -1218,22 +1195,18 @@ func TestDifferentialPlanner(t *testing.T) {
 	for i := 0; i < n; i++ {
 		c := genPlannerCase(*diffSeed+int64(i), len(cfgs))
 		u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
-		if err != nil {
-			t.Fatalf("seed %d: NewUniverse: %v", c.seed, err)
-		}
+		require.NoError(t, err, "seed %d: NewUniverse", c.seed)
 		cluster := &exCluster{}
 		plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending,
 			Defaults: cfgs[c.cfg].defaults, Cluster: cluster})
-		if err != nil {
-			t.Fatalf("seed %d: PlanScaleUp: %v", c.seed, err)
-		}
+		require.NoError(t, err, "seed %d: PlanScaleUp", c.seed)
 		placed += len(plan.Placements)
 		unplaced += len(plan.Unplaced)
 		if errs := checkPlan(t, cfgs[c.cfg].real, c.nodes, c.pods, plan); len(errs) > 0 {
 			bad++
 			if bad <= 5 {
-				t.Errorf("seed %d (reproduce: go test ./topology/ -run 'TestDifferentialPlanner$' -seed=%d -cases=10): %s",
-					c.seed, c.seed, strings.Join(errs, "; "))
+				assert.Fail(t, fmt.Sprintf("seed %d (reproduce: go test ./topology/ -run 'TestDifferentialPlanner$' -seed=%d -cases=10): %s",
+					c.seed, c.seed, strings.Join(errs, "; ")))
 			}
 		}
 	}

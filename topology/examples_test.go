@@ -2,10 +2,11 @@ package topology_test
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,21 +106,15 @@ type exResult struct {
 func exRun(t *testing.T, real *realScheduler, defaults *topology.Defaults, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod) exResult {
 	t.Helper()
 	spread, err := topology.NewSpread(pod, defaults)
-	if err != nil {
-		t.Fatalf("NewSpread: %v", err)
-	}
+	require.NoError(t, err, "NewSpread")
 	u, err := topology.NewUniverse(nodes, pods, nil, nil)
-	if err != nil {
-		t.Fatalf("NewUniverse: %v", err)
-	}
+	require.NoError(t, err, "NewUniverse")
 	res := exResult{spread: spread, counts: u.Count(spread), verdict: map[string]*topology.Rejection{}}
 	want := real.run(t, nodes, pods, pod, nil)
 	for _, n := range nodes {
 		r := res.counts.Admit(n)
 		res.verdict[n.Name] = r
-		if got := engineCode(r); got != want.codes[n.Name] {
-			t.Errorf("node %s: engine %s, real scheduler %s", n.Name, verdictString(r), want.codes[n.Name])
-		}
+		assert.Equal(t, want.codes[n.Name], engineCode(r), "node %s: engine %s, real scheduler %s", n.Name, verdictString(r), want.codes[n.Name])
 		if r == nil {
 			res.admitted = append(res.admitted, n.Name)
 			if exUsable(pod, n) {
@@ -149,9 +144,7 @@ func exSame(t *testing.T, what string, got, want []string) {
 	if len(g) == 0 && len(w) == 0 {
 		return
 	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("%s: got %v, want %v", what, g, w)
-	}
+	assert.Equal(t, w, g, what)
 }
 
 // TestExamples are the worked examples of the KEP and the user docs,
@@ -167,9 +160,8 @@ func TestExamples(t *testing.T) {
 		pods := concat(exPods("n1", 1, exWeb), exPods("n2", 1, exWeb))
 		r := exRun(t, real, nil, threeZones, pods, exPod(exHard(keyZone, 1)))
 		exSame(t, "admitted", r.admitted, []string{"n3"})
-		if rej := r.verdict["n1"]; rej == nil || rej.MatchNum != 1 || rej.SelfMatch != 1 || rej.MinMatch != 0 {
-			t.Errorf("n1 rejection %+v, want matchNum 1 + self 1 - min 0", rej)
-		}
+		rej := r.verdict["n1"]
+		assert.True(t, rej != nil && rej.MatchNum == 1 && rej.SelfMatch == 1 && rej.MinMatch == 0, "n1 rejection %+v, want matchNum 1 + self 1 - min 0", rej)
 	})
 
 	t.Run("1/1/0 maxSkew 2 admits every zone", func(t *testing.T) {
@@ -190,18 +182,16 @@ func TestExamples(t *testing.T) {
 	t.Run("3/2/1 by zone admits only zone3", func(t *testing.T) {
 		r := exRun(t, real, nil, kepNodes, kepPods, exPod(exHard(keyZone, 1)))
 		exSame(t, "admitted", r.admitted, []string{"node3a"})
-		if r.counts.MinMatchNum(0) != 1 || r.counts.MatchNum(0, "zone1") != 3 || r.counts.MatchNum(0, "zone2") != 2 {
-			t.Errorf("counts zone1=%d zone2=%d min=%d, want 3, 2, 1",
-				r.counts.MatchNum(0, "zone1"), r.counts.MatchNum(0, "zone2"), r.counts.MinMatchNum(0))
-		}
+		assert.Equal(t, 3, r.counts.MatchNum(0, "zone1"), "zone1 count")
+		assert.Equal(t, 2, r.counts.MatchNum(0, "zone2"), "zone2 count")
+		assert.Equal(t, 1, r.counts.MinMatchNum(0), "global minimum")
 	})
 
 	t.Run("3/2/1 by hostname admits only the empty nodes", func(t *testing.T) {
 		r := exRun(t, real, nil, kepNodes, kepPods, exPod(exHard(keyHost, 1)))
 		exSame(t, "admitted", r.admitted, []string{"node1c", "node2b", "node2c"})
-		if r.counts.MinMatchNum(0) != 0 || r.counts.Domains(0) != 7 {
-			t.Errorf("hostname: %d domains, min %d; want 7, 0", r.counts.Domains(0), r.counts.MinMatchNum(0))
-		}
+		assert.Equal(t, 7, r.counts.Domains(0), "hostname domains")
+		assert.Equal(t, 0, r.counts.MinMatchNum(0), "hostname global minimum")
 	})
 
 	// 3/3/0 where zone3 is infeasible. The KEP says a hard constraint then
@@ -247,14 +237,12 @@ func TestExamples(t *testing.T) {
 			exSame(t, "admitted by the spread", r.admitted, tc.admitted)
 			exSame(t, "feasible", r.feasible, tc.feasible)
 			if tc.min < 0 {
-				if r.spread.HasHard() || len(r.spread.Soft) != 1 {
-					t.Errorf("soft constraint: hard %d soft %d, want 0 and 1", len(r.spread.Hard), len(r.spread.Soft))
-				}
+				assert.False(t, r.spread.HasHard(), "soft constraint: hard constraints %+v", r.spread.Hard)
+				assert.Len(t, r.spread.Soft, 1, "soft constraint: soft constraints")
 				return
 			}
-			if r.counts.MinMatchNum(0) != tc.min || r.counts.Domains(0) != tc.domains {
-				t.Errorf("min %d over %d domains, want %d over %d", r.counts.MinMatchNum(0), r.counts.Domains(0), tc.min, tc.domains)
-			}
+			assert.Equal(t, tc.min, r.counts.MinMatchNum(0), "global minimum")
+			assert.Equal(t, tc.domains, r.counts.Domains(0), "domains")
 		})
 	}
 
@@ -312,12 +300,10 @@ func TestExamples(t *testing.T) {
 		exSame(t, "node constraint alone", byHost.admitted, []string{"node2"})
 		both := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1), exHard(keyHost, 1)))
 		exSame(t, "both", both.admitted, nil)
-		if rej := both.verdict["node2"]; rej == nil || rej.TopologyKey != keyZone || rej.Constraint != 0 {
-			t.Errorf("node2 rejection %+v, want the zone constraint (index 0)", rej)
-		}
-		if rej := both.verdict["node3"]; rej == nil || rej.TopologyKey != keyHost || rej.Constraint != 1 {
-			t.Errorf("node3 rejection %+v, want the hostname constraint (index 1)", rej)
-		}
+		rej2 := both.verdict["node2"]
+		assert.True(t, rej2 != nil && rej2.TopologyKey == keyZone && rej2.Constraint == 0, "node2 rejection %+v, want the zone constraint (index 0)", rej2)
+		rej3 := both.verdict["node3"]
+		assert.True(t, rej3 != nil && rej3.TopologyKey == keyHost && rej3.Constraint == 1, "node3 rejection %+v, want the hostname constraint (index 1)", rej3)
 	})
 
 	// Docs, node affinity: zoneA 2 pods, zoneB 1 pod, zoneC empty; the pod
@@ -330,9 +316,8 @@ func TestExamples(t *testing.T) {
 		exSame(t, "without affinity", without.feasible, []string{"node5"})
 		with := exRun(t, real, nil, nodes, pods, exNotInZone(exPod(exHard(keyZone, 1)), "zoneC"))
 		exSame(t, "with affinity", with.feasible, []string{"node3", "node4"})
-		if with.counts.Domains(0) != 2 || with.counts.MinMatchNum(0) != 1 {
-			t.Errorf("with affinity: %d domains min %d, want 2 and 1", with.counts.Domains(0), with.counts.MinMatchNum(0))
-		}
+		assert.Equal(t, 2, with.counts.Domains(0), "with affinity: domains")
+		assert.Equal(t, 1, with.counts.MinMatchNum(0), "with affinity: global minimum")
 	})
 
 	t.Run("a node without the zone label is ignored", func(t *testing.T) {
@@ -340,12 +325,12 @@ func TestExamples(t *testing.T) {
 		pods := concat(exPods("a1", 1, exWeb), exPods("nozone", 5, exWeb))
 		r := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1)))
 		exSame(t, "admitted", r.admitted, []string{"b1"})
-		if rej := r.verdict["nozone"]; rej == nil || !rej.MissingKey {
-			t.Errorf("nozone: %+v, want MissingKey", rej)
-		}
-		if r.counts.Domains(0) != 2 || r.counts.MatchNum(0, "zoneA") != 1 || r.counts.MatchNum(0, "") != 0 {
-			t.Errorf("the unlabeled node's 5 pods must not count: domains %d zoneA %d", r.counts.Domains(0), r.counts.MatchNum(0, "zoneA"))
-		}
+		rej := r.verdict["nozone"]
+		assert.True(t, rej != nil && rej.MissingKey, "nozone: %+v, want MissingKey", rej)
+		// The unlabeled node's 5 pods must not count.
+		assert.Equal(t, 2, r.counts.Domains(0), "domains")
+		assert.Equal(t, 1, r.counts.MatchNum(0, "zoneA"), "zoneA count")
+		assert.Equal(t, 0, r.counts.MatchNum(0, ""), "count of the empty zone value")
 	})
 
 	t.Run("an incoming pod not matching its own selector does not change the counts", func(t *testing.T) {
@@ -358,17 +343,14 @@ func TestExamples(t *testing.T) {
 		other.Labels = map[string]string{"app": "batch"}
 		r := exRun(t, real, nil, nodes, pods, other)
 		exSame(t, "non-matching pod", r.admitted, []string{"a1", "b1"})
-		if rej := r.counts.Admit(nodes[0]); rej != nil {
-			t.Fatalf("a1: %v", rej)
-		}
+		require.Nil(t, r.counts.Admit(nodes[0]), "a1")
 		u, _ := topology.NewUniverse(nodes, pods, nil, nil)
 		placed := other.DeepCopy()
 		placed.Spec.NodeName = "a1"
 		r.counts.AddPod(placed, u.Node("a1"))
-		if r.counts.MatchNum(0, "zoneA") != 1 || r.counts.MatchNum(0, "zoneB") != 0 || r.counts.MinMatchNum(0) != 0 {
-			t.Errorf("after placing the non-matching pod: zoneA %d zoneB %d min %d, want 1 0 0",
-				r.counts.MatchNum(0, "zoneA"), r.counts.MatchNum(0, "zoneB"), r.counts.MinMatchNum(0))
-		}
+		assert.Equal(t, 1, r.counts.MatchNum(0, "zoneA"), "after placing the non-matching pod: zoneA")
+		assert.Equal(t, 0, r.counts.MatchNum(0, "zoneB"), "after placing the non-matching pod: zoneB")
+		assert.Equal(t, 0, r.counts.MinMatchNum(0), "after placing the non-matching pod: global minimum")
 	})
 
 	t.Run("minDomains 3 with 2 realized domains: global minimum 0", func(t *testing.T) {
@@ -380,12 +362,10 @@ func TestExamples(t *testing.T) {
 		c.MinDomains = ptr.To[int32](3)
 		r := exRun(t, real, nil, nodes, pods, exPod(c))
 		exSame(t, "minDomains 3", r.admitted, nil)
-		if r.counts.Domains(0) != 2 || r.counts.MinMatchNum(0) != 0 {
-			t.Errorf("domains %d min %d, want 2 and 0", r.counts.Domains(0), r.counts.MinMatchNum(0))
-		}
-		if rej := r.verdict["a1"]; rej == nil || rej.MinMatch != 0 || rej.MatchNum != 2 {
-			t.Errorf("a1 rejection %+v, want matchNum 2, global minimum 0", rej)
-		}
+		assert.Equal(t, 2, r.counts.Domains(0), "domains")
+		assert.Equal(t, 0, r.counts.MinMatchNum(0), "global minimum")
+		rej := r.verdict["a1"]
+		assert.True(t, rej != nil && rej.MinMatch == 0 && rej.MatchNum == 2, "a1 rejection %+v, want matchNum 2, global minimum 0", rej)
 	})
 }
 
@@ -405,9 +385,7 @@ func TestExamplesZeroSize(t *testing.T) {
 		all := append(append([]*v1.Node(nil), u.Nodes[0].Node, u.Nodes[1].Node), node)
 		want := real.run(t, all, pods, pod, nil)
 		for _, n := range all {
-			if got := engineCode(cnt.Admit(n)); got != want.codes[n.Name] {
-				t.Errorf("after %s registers, node %s: engine %s, real %s", node.Name, n.Name, got, want.codes[n.Name])
-			}
+			assert.Equal(t, want.codes[n.Name], engineCode(cnt.Admit(n)), "after %s registers, node %s: engine, real", node.Name, n.Name)
 		}
 	}
 
@@ -415,39 +393,27 @@ func TestExamplesZeroSize(t *testing.T) {
 		pods := concat(exPods("a1", 2, exWeb), exPods("b1", 1, exWeb))
 		pod := exPod(exHard(keyZone, 1))
 		u, err := topology.NewUniverse(nodes, pods, groups, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		s, _ := topology.NewSpread(pod, nil)
 		cnt := u.Count(s)
 		// Scheduler view: zoneC does not exist; counts 2/1, min 1.
-		if cnt.Domains(0) != 2 || cnt.MinMatchNum(0) != 1 {
-			t.Fatalf("before: %d domains, min %d; want 2, 1", cnt.Domains(0), cnt.MinMatchNum(0))
-		}
-		if r := cnt.Admit(nodes[0]); r == nil {
-			t.Errorf("zoneA admitted at 2/1")
-		}
-		if r := cnt.Admit(nodes[1]); r != nil {
-			t.Errorf("zoneB rejected at 2/1: %v", r)
-		}
+		require.Equal(t, 2, cnt.Domains(0), "before: domains")
+		require.Equal(t, 1, cnt.MinMatchNum(0), "before: global minimum")
+		assert.NotNil(t, cnt.Admit(nodes[0]), "zoneA admitted at 2/1")
+		assert.Nil(t, cnt.Admit(nodes[1]), "zoneB rejected at 2/1")
 		// A new zoneC node is admitted (0 + 1 - 0), as Filter will say
 		// once it registers.
-		if r := cnt.AdmitNew(template); r != nil {
-			t.Errorf("AdmitNew(zoneC template): %v", r)
-		}
+		assert.Nil(t, cnt.AdmitNew(template), "AdmitNew(zoneC template)")
 		want := real.run(t, append(append([]*v1.Node(nil), nodes...), template), pods, pod, []string{template.Name})
-		if want.codes[template.Name] != framework.Success {
-			t.Errorf("real scheduler rejects the registered zoneC node: %v", want.codes[template.Name])
-		}
+		assert.Equal(t, framework.Success, want.codes[template.Name], "real scheduler rejects the registered zoneC node")
 		// Once the node exists zoneC counts with 0: the minimum drops to 0
 		// and zoneB (1 + 1 - 0 = 2) is no longer admitted.
 		cnt.AddNode(&topology.Node{Node: template, Group: "group-c", Planned: true})
-		if cnt.Domains(0) != 3 || cnt.MinMatchNum(0) != 0 || cnt.MatchNum(0, "zoneC") != 0 {
-			t.Errorf("after: %d domains, min %d; want 3, 0", cnt.Domains(0), cnt.MinMatchNum(0))
-		}
-		if r := cnt.Admit(nodes[1]); r == nil || r.MinMatch != 0 {
-			t.Errorf("zoneB after zoneC registers: %v, want a skew rejection with global minimum 0", r)
-		}
+		assert.Equal(t, 3, cnt.Domains(0), "after: domains")
+		assert.Equal(t, 0, cnt.MinMatchNum(0), "after: global minimum")
+		assert.Equal(t, 0, cnt.MatchNum(0, "zoneC"), "after: zoneC count")
+		r := cnt.Admit(nodes[1])
+		assert.True(t, r != nil && r.MinMatch == 0, "zoneB after zoneC registers: %v, want a skew rejection with global minimum 0", r)
 		registered(t, u, cnt, pods, pod, template)
 	})
 
@@ -460,17 +426,12 @@ func TestExamplesZeroSize(t *testing.T) {
 		s, _ := topology.NewSpread(pod, nil)
 		cnt := u.Count(s)
 		for _, n := range nodes {
-			if r := cnt.Admit(n); r == nil {
-				t.Errorf("%s admitted although 1 + 1 - 0 > 1", n.Name)
-			}
+			assert.NotNil(t, cnt.Admit(n), "%s admitted although 1 + 1 - 0 > 1", n.Name)
 		}
-		if r := cnt.AdmitNew(template); r != nil {
-			t.Errorf("AdmitNew(zoneC template): %v", r)
-		}
+		assert.Nil(t, cnt.AdmitNew(template), "AdmitNew(zoneC template)")
 		cnt.AddNode(&topology.Node{Node: template, Group: "group-c", Planned: true})
-		if cnt.Domains(0) != 3 || cnt.MinMatchNum(0) != 0 {
-			t.Errorf("after: %d domains, min %d; want 3, 0", cnt.Domains(0), cnt.MinMatchNum(0))
-		}
+		assert.Equal(t, 3, cnt.Domains(0), "after: domains")
+		assert.Equal(t, 0, cnt.MinMatchNum(0), "after: global minimum")
 		registered(t, u, cnt, pods, pod, template)
 	})
 
@@ -481,20 +442,13 @@ func TestExamplesZeroSize(t *testing.T) {
 		u, _ := topology.NewUniverse(nodes, pods, nil, nil)
 		s, _ := topology.NewSpread(pod, nil)
 		cnt := u.Count(s)
-		if r := cnt.AdmitNew(bare); r == nil || !r.MissingKey {
-			t.Errorf("AdmitNew(template without zone) = %v, want MissingKey", r)
-		}
+		r := cnt.AdmitNew(bare)
+		assert.True(t, r != nil && r.MissingKey, "AdmitNew(template without zone) = %v, want MissingKey", r)
 		declared := topology.ApplyDomainLabels(bare, map[string]string{keyZone: "zoneC"})
-		if _, ok := bare.Labels[keyZone]; ok {
-			t.Fatalf("ApplyDomainLabels modified the template")
-		}
-		if r := cnt.AdmitNew(declared); r != nil {
-			t.Errorf("AdmitNew(template with declared zoneC) = %v", r)
-		}
+		require.NotContains(t, bare.Labels, keyZone, "ApplyDomainLabels modified the template")
+		assert.Nil(t, cnt.AdmitNew(declared), "AdmitNew(template with declared zoneC)")
 		want := real.run(t, append(append([]*v1.Node(nil), nodes...), declared), pods, pod, []string{declared.Name})
-		if want.codes[declared.Name] != framework.Success {
-			t.Errorf("real scheduler on the registered node: %v", want.codes[declared.Name])
-		}
+		assert.Equal(t, framework.Success, want.codes[declared.Name], "real scheduler on the registered node")
 	})
 
 	t.Run("a template in a zone that exists adds no domain", func(t *testing.T) {
@@ -503,12 +457,9 @@ func TestExamplesZeroSize(t *testing.T) {
 		u, _ := topology.NewUniverse(nodes, pods, nil, nil)
 		s, _ := topology.NewSpread(pod, nil)
 		cnt := u.Count(s)
-		if r := cnt.AdmitNew(exNode("a2", "zoneA")); r == nil || r.MatchNum != 2 || r.MinMatch != 1 {
-			t.Errorf("AdmitNew(new zoneA node) = %v, want rejection 2 + 1 - 1", r)
-		}
-		if r := cnt.AdmitNew(exNode("b2", "zoneB")); r != nil {
-			t.Errorf("AdmitNew(new zoneB node) = %v", r)
-		}
+		r := cnt.AdmitNew(exNode("a2", "zoneA"))
+		assert.True(t, r != nil && r.MatchNum == 2 && r.MinMatch == 1, "AdmitNew(new zoneA node) = %v, want rejection 2 + 1 - 1", r)
+		assert.Nil(t, cnt.AdmitNew(exNode("b2", "zoneB")), "AdmitNew(new zoneB node)")
 	})
 }
 
@@ -536,21 +487,18 @@ func TestExamplesDefaults(t *testing.T) {
 	t.Run("system defaults are ScheduleAnyway: no hard constraints", func(t *testing.T) {
 		d := topology.NewDefaults(topology.SystemDefaultConstraints, owners)
 		r := exRun(t, systemReal, d, nodes, pods, owned(exPod()))
-		if r.spread.HasHard() || len(r.spread.Soft) != 2 {
-			t.Errorf("hard %d soft %d, want 0 and 2", len(r.spread.Hard), len(r.spread.Soft))
-		}
+		assert.False(t, r.spread.HasHard(), "hard constraints %+v", r.spread.Hard)
+		assert.Len(t, r.spread.Soft, 2, "soft constraints")
 		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
 	})
 
 	t.Run("a DoNotSchedule default applies to a pod without constraints, selector from its ReplicaSet", func(t *testing.T) {
 		r := exRun(t, listReal, listDefaults, nodes, pods, owned(exPod()))
-		if len(r.spread.Hard) != 1 || r.spread.Hard[0].Index != -1 || r.spread.Hard[0].Selector.String() != "app=web" {
-			t.Fatalf("hard constraints %+v, want one default with selector app=web", r.spread.Hard)
-		}
+		require.True(t, len(r.spread.Hard) == 1 && r.spread.Hard[0].Index == -1 && r.spread.Hard[0].Selector.String() == "app=web",
+			"hard constraints %+v, want one default with selector app=web", r.spread.Hard)
 		exSame(t, "admitted", r.admitted, []string{"b1"})
-		if rej := r.verdict["a1"]; rej == nil || rej.Constraint != -1 {
-			t.Errorf("a1 rejection %+v, want the default constraint (index -1)", rej)
-		}
+		rej := r.verdict["a1"]
+		assert.True(t, rej != nil && rej.Constraint == -1, "a1 rejection %+v, want the default constraint (index -1)", rej)
 	})
 
 	t.Run("the selector comes from a Service selecting the pod", func(t *testing.T) {
@@ -558,17 +506,15 @@ func TestExamplesDefaults(t *testing.T) {
 		p := exPod()
 		p.Labels = front
 		r := exRun(t, listReal, listDefaults, nodes, concat(pods, exPods("a1", 1, front)), p)
-		if len(r.spread.Hard) != 1 || r.spread.Hard[0].Selector.String() != "tier=front" {
-			t.Fatalf("hard constraints %+v, want selector tier=front", r.spread.Hard)
-		}
+		require.True(t, len(r.spread.Hard) == 1 && r.spread.Hard[0].Selector.String() == "tier=front",
+			"hard constraints %+v, want selector tier=front", r.spread.Hard)
 		exSame(t, "admitted", r.admitted, []string{"b1"})
 	})
 
 	t.Run("a pod with its own constraints ignores the defaults", func(t *testing.T) {
 		r := exRun(t, listReal, listDefaults, nodes, pods, owned(exPod(exSoft(keyHost, 1))))
-		if r.spread.HasHard() || len(r.spread.Soft) != 1 || r.spread.Soft[0].TopologyKey != keyHost {
-			t.Errorf("hard %d soft %+v, want only its own hostname constraint", len(r.spread.Hard), r.spread.Soft)
-		}
+		assert.True(t, !r.spread.HasHard() && len(r.spread.Soft) == 1 && r.spread.Soft[0].TopologyKey == keyHost,
+			"hard %d soft %+v, want only its own hostname constraint", len(r.spread.Hard), r.spread.Soft)
 		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
 	})
 
@@ -576,9 +522,8 @@ func TestExamplesDefaults(t *testing.T) {
 		p := exPod()
 		p.Labels = map[string]string{"app": "batch"} // no Service selects it, no controller
 		r := exRun(t, listReal, listDefaults, nodes, pods, p)
-		if r.spread.HasHard() || len(r.spread.Soft) != 0 {
-			t.Errorf("hard %d soft %d, want none", len(r.spread.Hard), len(r.spread.Soft))
-		}
+		assert.False(t, r.spread.HasHard(), "hard constraints %+v", r.spread.Hard)
+		assert.Empty(t, r.spread.Soft, "soft constraints")
 		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
 	})
 
@@ -587,9 +532,7 @@ func TestExamplesDefaults(t *testing.T) {
 		p.Labels = map[string]string{"app": "batch"}
 		p.OwnerReferences[0].Name = "gone"
 		r := exRun(t, listReal, listDefaults, nodes, pods, p)
-		if r.spread.HasHard() {
-			t.Errorf("hard %+v, want none", r.spread.Hard)
-		}
+		assert.False(t, r.spread.HasHard(), "hard %+v, want none", r.spread.Hard)
 	})
 }
 
@@ -677,13 +620,9 @@ func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.
 func exPlan(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, groups []*topology.Group, pending ...*v1.Pod) (*topology.Plan, map[string]string) {
 	t.Helper()
 	u, err := topology.NewUniverse(nodes, pods, groups, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: pending, Cluster: &exCluster{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	placed := map[string]string{}
 	for _, pl := range plan.Placements {
 		placed[pl.Pod.Name] = pl.Node
@@ -709,9 +648,7 @@ func TestExamplesPlannerSharedCounts(t *testing.T) {
 	groups := []*topology.Group{{Name: "group-a", Template: exNode("group-a-template", "zoneA"), Max: 10}}
 	replay := func(t *testing.T, plan *topology.Plan) {
 		t.Helper()
-		for _, b := range checkPlan(t, real, nodes, pods, plan) {
-			t.Errorf("placement the scheduler rejects: %s", b)
-		}
+		assert.Empty(t, checkPlan(t, real, nodes, pods, plan), "placements the scheduler rejects")
 	}
 
 	// zoneA holds 1 matching pod, zoneB 0: a new zoneA node takes a pod
@@ -730,11 +667,9 @@ func TestExamplesPlannerSharedCounts(t *testing.T) {
 						why = un.Reason.String()
 					}
 				}
-				t.Errorf("%s (not matching its selector) was not placed on a new zoneA node: %s", batch.Name, why)
+				assert.Fail(t, fmt.Sprintf("%s (not matching its selector) was not placed on a new zoneA node: %s", batch.Name, why))
 			}
-			if n := placed[web.Name]; n != "" {
-				t.Errorf("%s placed on %s: zoneA would hold 2 matching pods against 0 in zoneB", web.Name, n)
-			}
+			assert.Empty(t, placed[web.Name], "%s placed: zoneA would hold 2 matching pods against 0 in zoneB", web.Name)
 			replay(t, plan)
 		})
 	}
@@ -746,18 +681,16 @@ func TestExamplesPlannerSharedCounts(t *testing.T) {
 		loose := exNamed(exPod(exHard(keyHost, 2)), "a-loose")
 		strict := exNamed(exPod(exHard(keyHost, 1)), "b-strict")
 		plan, placed := exPlan(t, nodes, pods, groups, loose, strict)
-		if placed[loose.Name] == "" || placed[strict.Name] == "" || placed[loose.Name] == placed[strict.Name] {
-			t.Errorf("placements %v: want both placed, on different nodes", placed)
-		}
+		assert.True(t, placed[loose.Name] != "" && placed[strict.Name] != "" && placed[loose.Name] != placed[strict.Name],
+			"placements %v: want both placed, on different nodes", placed)
 		replay(t, plan)
 	})
 	t.Run("maxSkew: strict first", func(t *testing.T) {
 		strict := exNamed(exPod(exHard(keyHost, 1)), "a-strict")
 		loose := exNamed(exPod(exHard(keyHost, 2)), "b-loose")
 		plan, placed := exPlan(t, nodes, pods, groups, strict, loose)
-		if placed[loose.Name] == "" || placed[loose.Name] != placed[strict.Name] || plan.TotalNewNodes() != 1 {
-			t.Errorf("placements %v with %d new nodes: want both on one new node", placed, plan.TotalNewNodes())
-		}
+		assert.True(t, placed[loose.Name] != "" && placed[loose.Name] == placed[strict.Name] && plan.TotalNewNodes() == 1,
+			"placements %v with %d new nodes: want both on one new node", placed, plan.TotalNewNodes())
 		replay(t, plan)
 	})
 }

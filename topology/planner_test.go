@@ -2,11 +2,12 @@ package topology_test
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,17 +187,13 @@ func deepCopyPods(pods []*v1.Pod) []*v1.Pod {
 func runPlanCase(t *testing.T, sched *filterScheduler, c *planCase) *planOutcome {
 	t.Helper()
 	u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
-	if err != nil {
-		t.Fatalf("NewUniverse: %v", err)
-	}
+	require.NoError(t, err, "NewUniverse")
 	universeBefore := captureUniverse(u)
 	pendingBefore := deepCopyPods(c.pending)
 	cluster := newRealCluster(t, sched, c.nodes, c.pods, c.groupOf)
 	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending, Limits: c.limits,
 		Cluster: cluster, NodeName: c.nodeName, FirstIndex: c.firstIndex})
-	if err != nil {
-		t.Fatalf("PlanScaleUp: %v", err)
-	}
+	require.NoError(t, err, "PlanScaleUp")
 	o := &planOutcome{c: c, sched: sched, cluster: cluster, plan: plan, zoneOf: map[string]string{}}
 	for _, n := range c.nodes {
 		o.zoneOf[n.Name] = n.Labels[keyZone]
@@ -207,23 +204,15 @@ func runPlanCase(t *testing.T, sched *filterScheduler, c *planCase) *planOutcome
 	t.Logf("plan: %s", describePlan(plan))
 
 	// The Universe and the pending pods are left as they were.
-	if got := captureUniverse(u); !reflect.DeepEqual(got, universeBefore) {
-		t.Errorf("PlanScaleUp modified the Universe")
-	}
+	assert.Equal(t, universeBefore, captureUniverse(u), "PlanScaleUp modified the Universe")
 	for _, pn := range plan.Nodes {
-		if u.Node(pn.Name) != nil {
-			t.Errorf("planned node %s was added to the Universe", pn.Name)
-		}
+		assert.Nil(t, u.Node(pn.Name), "planned node %s was added to the Universe", pn.Name)
 	}
-	if !reflect.DeepEqual(c.pending, pendingBefore) {
-		t.Errorf("PlanScaleUp modified the pending pods or their order")
-	}
+	assert.Equal(t, pendingBefore, c.pending, "PlanScaleUp modified the pending pods or their order")
 
 	checkOutcome(t, o)
 	checkPlanInvariants(t, o)
-	for _, bad := range replayFinal(t, sched, c.nodes, c.pods, plan) {
-		t.Errorf("placement the real scheduler rejects on the final node set: %s", bad)
-	}
+	assert.Empty(t, replayFinal(t, sched, c.nodes, c.pods, plan), "placements the real scheduler rejects on the final node set")
 	if c.extra != nil {
 		c.extra(t, o)
 	}
@@ -251,13 +240,10 @@ func checkOutcome(t *testing.T, o *planOutcome) {
 		want = map[string]int{}
 	}
 	got := plan.NewNodes
-	if got == nil {
-		t.Errorf("Plan.NewNodes is nil")
+	if !assert.NotNil(t, got, "Plan.NewNodes is nil") {
 		got = map[string]int{}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("NewNodes = %v, want %v", got, want)
-	}
+	assert.Equal(t, want, got, "NewNodes")
 
 	placed := map[string]topology.Placement{}
 	for _, pl := range plan.Placements {
@@ -265,47 +251,35 @@ func checkOutcome(t *testing.T, o *planOutcome) {
 	}
 	for name, w := range c.wantAt {
 		pl, ok := placed[name]
-		if !ok {
-			t.Errorf("pod %s not placed, want %s (group %s)", name, w.node, w.group)
+		if !assert.True(t, ok, "pod %s not placed, want %s (group %s)", name, w.node, w.group) {
 			continue
 		}
-		if pl.Node != w.node || pl.Group != w.group || !pl.NewNode {
-			t.Errorf("pod %s placed on %s (group %s, new %t), want %s (group %s, new)", name, pl.Node, pl.Group, pl.NewNode, w.node, w.group)
-		}
+		assert.True(t, pl.Node == w.node && pl.Group == w.group && pl.NewNode,
+			"pod %s placed on %s (group %s, new %t), want %s (group %s, new)", name, pl.Node, pl.Group, pl.NewNode, w.node, w.group)
 	}
 	for name, pl := range placed {
-		if _, ok := c.wantAt[name]; !ok {
-			t.Errorf("pod %s placed on %s, want it unplaced", name, pl.Node)
-		}
+		assert.Contains(t, c.wantAt, name, "pod %s placed on %s, want it unplaced", name, pl.Node)
 	}
 
 	why := map[string]*topology.Reason{}
 	for _, un := range plan.Unplaced {
-		if un.Reason == nil {
-			t.Errorf("pod %s unplaced without a reason", un.Pod.Name)
+		if !assert.NotNil(t, un.Reason, "pod %s unplaced without a reason", un.Pod.Name) {
 			continue
 		}
 		why[un.Pod.Name] = un.Reason
 	}
 	for name, w := range c.wantWhy {
 		r, ok := why[name]
-		if !ok {
-			t.Errorf("pod %s not reported unplaced, want %s", name, w.Kind)
+		if !assert.True(t, ok, "pod %s not reported unplaced, want %s", name, w.Kind) {
 			continue
 		}
-		if r.Message == "" {
-			t.Errorf("pod %s: reason %s has no message", name, r.Kind)
-		}
+		assert.NotEmpty(t, r.Message, "pod %s: reason %s has no message", name, r.Kind)
 		g := *r
 		g.Message = ""
-		if g != w {
-			t.Errorf("pod %s: reason %+v (%s), want %+v", name, g, r.Message, w)
-		}
+		assert.Equal(t, w, g, "pod %s: reason (%s)", name, r.Message)
 	}
 	for name, r := range why {
-		if _, ok := c.wantWhy[name]; !ok {
-			t.Errorf("pod %s unplaced (%s), want it placed", name, r)
-		}
+		assert.Contains(t, c.wantWhy, name, "pod %s unplaced (%s), want it placed", name, r)
 	}
 }
 
@@ -323,13 +297,9 @@ func checkPlanInvariants(t *testing.T, o *planOutcome) {
 		seen[un.Pod.Name]++
 	}
 	for _, p := range c.pending {
-		if seen[p.Name] != 1 {
-			t.Errorf("pod %s appears %d times in placements and unplaced, want once", p.Name, seen[p.Name])
-		}
+		assert.Equal(t, 1, seen[p.Name], "pod %s: times in placements and unplaced", p.Name)
 	}
-	if len(seen) != len(c.pending) {
-		t.Errorf("plan mentions %d pods, %d pending", len(seen), len(c.pending))
-	}
+	assert.Len(t, seen, len(c.pending), "plan mentions %d pods, %d pending", len(seen), len(c.pending))
 
 	// Placements are in kube-scheduler's queue order.
 	queue := append([]*v1.Pod(nil), c.pending...)
@@ -345,9 +315,7 @@ func checkPlanInvariants(t *testing.T, o *planOutcome) {
 	for _, pl := range plan.Placements {
 		gotOrder = append(gotOrder, pl.Pod.Name)
 	}
-	if !reflect.DeepEqual(gotOrder, wantOrder) {
-		t.Errorf("placements in order %v, want queue order %v", gotOrder, wantOrder)
-	}
+	assert.Equal(t, wantOrder, gotOrder, "placements not in queue order")
 
 	// NewNodes, Nodes and TotalNewNodes agree.
 	groups := map[string]*topology.Group{}
@@ -361,65 +329,54 @@ func checkPlanInvariants(t *testing.T, o *planOutcome) {
 	}
 	for _, pn := range plan.Nodes {
 		perGroup[pn.Group]++
-		if _, dup := names[pn.Name]; dup {
-			t.Errorf("planned node name %s is not unique", pn.Name)
-		}
+		assert.NotContains(t, names, pn.Name, "planned node name %s is not unique", pn.Name)
 		names[pn.Name] = pn
 		g := groups[pn.Group]
-		if g == nil {
-			t.Errorf("planned node %s of unknown group %s", pn.Name, pn.Group)
+		if !assert.NotNil(t, g, "planned node %s of unknown group %s", pn.Name, pn.Group) {
 			continue
 		}
-		if pn.Node == nil || pn.Node.Name != pn.Name || pn.Node.Labels[keyHost] != pn.Name {
-			t.Errorf("planned node %s: node object %v does not carry its name and hostname", pn.Name, pn.Node)
+		if !assert.True(t, pn.Node != nil && pn.Node.Name == pn.Name && pn.Node.Labels[keyHost] == pn.Name,
+			"planned node %s: node object %v does not carry its name and hostname", pn.Name, pn.Node) {
 			continue
 		}
 		for k, v := range g.Template.Labels {
-			if k != keyHost && pn.Node.Labels[k] != v {
-				t.Errorf("planned node %s: label %s=%q, template has %q", pn.Name, k, pn.Node.Labels[k], v)
+			if k != keyHost {
+				assert.Equal(t, v, pn.Node.Labels[k], "planned node %s: label %s differs from the template's", pn.Name, k)
 			}
 		}
-		if !reflect.DeepEqual(pn.Node.Spec.Taints, g.Template.Spec.Taints) ||
-			!reflect.DeepEqual(pn.Node.Status.Allocatable, g.Template.Status.Allocatable) {
-			t.Errorf("planned node %s differs from its template in taints or allocatable", pn.Name)
-		}
+		assert.Equal(t, g.Template.Spec.Taints, pn.Node.Spec.Taints, "planned node %s differs from its template in taints", pn.Name)
+		assert.Equal(t, g.Template.Status.Allocatable, pn.Node.Status.Allocatable, "planned node %s differs from its template in allocatable", pn.Name)
 	}
 	for g, n := range plan.NewNodes {
-		if n <= 0 {
-			t.Errorf("NewNodes[%s] = %d", g, n)
-		}
+		assert.Positive(t, n, "NewNodes[%s]", g)
 	}
-	if !reflect.DeepEqual(perGroup, plan.NewNodes) && !(len(perGroup) == 0 && len(plan.NewNodes) == 0) {
-		t.Errorf("planned nodes per group %v, NewNodes %v", perGroup, plan.NewNodes)
+	if !(len(perGroup) == 0 && len(plan.NewNodes) == 0) {
+		assert.Equal(t, perGroup, plan.NewNodes, "planned nodes per group, NewNodes")
 	}
-	if plan.TotalNewNodes() != len(plan.Nodes) {
-		t.Errorf("TotalNewNodes %d, %d nodes", plan.TotalNewNodes(), len(plan.Nodes))
-	}
+	assert.Equal(t, len(plan.Nodes), plan.TotalNewNodes(), "TotalNewNodes, number of planned nodes")
 
 	// Groups and limits are respected.
 	for name, n := range plan.NewNodes {
-		if g := groups[name]; g != nil && g.Size+n > g.Max {
-			t.Errorf("group %s: size %d + %d new > max %d", name, g.Size, n, g.Max)
+		if g := groups[name]; g != nil {
+			assert.LessOrEqual(t, g.Size+n, g.Max, "group %s: size %d + %d new > max %d", name, g.Size, n, g.Max)
 		}
 	}
-	if l := c.limits.MaxNewNodes; l > 0 && len(plan.Nodes) > l {
-		t.Errorf("%d new nodes > MaxNewNodes %d", len(plan.Nodes), l)
+	if l := c.limits.MaxNewNodes; l > 0 {
+		assert.LessOrEqual(t, len(plan.Nodes), l, "new nodes > MaxNewNodes")
 	}
-	if l := c.limits.MaxNodesTotal; l > 0 && len(c.nodes)+len(plan.Nodes) > l {
-		t.Errorf("%d nodes in all > MaxNodesTotal %d", len(c.nodes)+len(plan.Nodes), l)
+	if l := c.limits.MaxNodesTotal; l > 0 {
+		assert.LessOrEqual(t, len(c.nodes)+len(plan.Nodes), l, "nodes in all > MaxNodesTotal")
 	}
 
 	// Placements and planned nodes' pods agree.
 	onNode := map[string][]string{}
 	for _, pl := range plan.Placements {
 		pn := names[pl.Node]
-		if pn == nil {
-			t.Errorf("pod %s placed on %s, not a planned node", pl.Pod.Name, pl.Node)
+		if !assert.NotNil(t, pn, "pod %s placed on %s, not a planned node", pl.Pod.Name, pl.Node) {
 			continue
 		}
-		if pl.Group != pn.Group || !pl.NewNode {
-			t.Errorf("pod %s: placement group %s new %t, node %s is of group %s", pl.Pod.Name, pl.Group, pl.NewNode, pl.Node, pn.Group)
-		}
+		assert.True(t, pl.Group == pn.Group && pl.NewNode,
+			"pod %s: placement group %s new %t, node %s is of group %s", pl.Pod.Name, pl.Group, pl.NewNode, pl.Node, pn.Group)
 		onNode[pl.Node] = append(onNode[pl.Node], pl.Pod.Name)
 	}
 	podsOfGroup := map[string]int{}
@@ -428,21 +385,17 @@ func checkPlanInvariants(t *testing.T, o *planOutcome) {
 		for _, p := range pn.Pods {
 			got = append(got, p.Name)
 		}
-		if !reflect.DeepEqual(got, onNode[pn.Name]) {
-			t.Errorf("planned node %s holds %v, placements put %v there", pn.Name, got, onNode[pn.Name])
-		}
+		assert.Equal(t, onNode[pn.Name], got, "planned node %s holds pods other than the placements put there", pn.Name)
 		podsOfGroup[pn.Group] += len(pn.Pods)
 		// No node without a pod, except the rest of a zero-or-max group.
-		if g := groups[pn.Group]; len(pn.Pods) == 0 && (g == nil || !g.ZeroOrMax) {
-			t.Errorf("planned node %s of group %s holds no pod", pn.Name, pn.Group)
+		if g := groups[pn.Group]; g == nil || !g.ZeroOrMax {
+			assert.NotEmpty(t, pn.Pods, "planned node %s of group %s holds no pod", pn.Name, pn.Group)
 		}
 	}
 	for name := range plan.NewNodes {
-		if podsOfGroup[name] == 0 {
-			t.Errorf("group %s opened without a pod", name)
-		}
-		if g := groups[name]; g != nil && g.ZeroOrMax && g.Size == 0 && plan.NewNodes[name] != g.Max {
-			t.Errorf("zero-or-max group %s opened with %d nodes, want %d", name, plan.NewNodes[name], g.Max)
+		assert.NotZero(t, podsOfGroup[name], "group %s opened without a pod", name)
+		if g := groups[name]; g != nil && g.ZeroOrMax && g.Size == 0 {
+			assert.Equal(t, g.Max, plan.NewNodes[name], "zero-or-max group %s opened with fewer than all its nodes", name)
 		}
 	}
 
@@ -454,12 +407,8 @@ func checkPlanInvariants(t *testing.T, o *planOutcome) {
 	for _, pl := range plan.Placements {
 		wantBound = append(wantBound, pl.Pod.Name+"@"+pl.Node)
 	}
-	if !reflect.DeepEqual(cluster.added, wantAdded) {
-		t.Errorf("Cluster.AddNode calls %v, want %v", cluster.added, wantAdded)
-	}
-	if !reflect.DeepEqual(cluster.bound, wantBound) {
-		t.Errorf("Cluster.AddPod calls %v, want %v", cluster.bound, wantBound)
-	}
+	assert.Equal(t, wantAdded, cluster.added, "Cluster.AddNode calls")
+	assert.Equal(t, wantBound, cluster.bound, "Cluster.AddPod calls")
 }
 
 // replayFinal schedules the placed pods, in the plan's (queue) order,
@@ -548,9 +497,7 @@ func TestPlanner(t *testing.T) {
 					"web-4": {"group-c", "group-c-new-2"},
 				},
 				extra: func(t *testing.T, o *planOutcome) {
-					if got, want := o.zoneCounts("web"), map[string]int{zoneA: 2, zoneB: 2, zoneC: 2}; !reflect.DeepEqual(got, want) {
-						t.Errorf("web pods per zone %v, want %v", got, want)
-					}
+					assert.Equal(t, map[string]int{zoneA: 2, zoneB: 2, zoneC: 2}, o.zoneCounts("web"), "web pods per zone")
 				},
 			}
 		}(),
@@ -667,9 +614,7 @@ func TestPlanner(t *testing.T) {
 				"web-3": {Kind: topology.ReasonClusterLimit, Group: "group-a"},
 			},
 			extra: func(t *testing.T, o *planOutcome) {
-				if allowCalls != 2 {
-					t.Errorf("AllowNode called %d times, want 2 (no call after the first refusal)", allowCalls)
-				}
+				assert.Equal(t, 2, allowCalls, "AllowNode calls (no call after the first refusal)")
 			},
 		},
 		{
@@ -763,9 +708,7 @@ func TestPlanner(t *testing.T) {
 						n := g.Template.DeepCopy()
 						n.Name, n.Labels[keyHost] = g.Name+"-probe", g.Name+"-probe"
 						err := cl.CheckNew(o.c.pending[0], g.Name, n)
-						if err == nil || !strings.Contains(err.Error(), "PodTopologySpread") {
-							t.Errorf("new node of %s without zone c: real filters say %v, want a PodTopologySpread rejection", g.Name, err)
-						}
+						assert.ErrorContains(t, err, "PodTopologySpread", "new node of %s without zone c: want a PodTopologySpread rejection", g.Name)
 					}
 				},
 			}
@@ -805,9 +748,7 @@ func TestPlanner(t *testing.T) {
 				for _, pn := range o.plan.Nodes {
 					names = append(names, pn.Name)
 				}
-				if want := []string{"group-z-new-1", "group-z-new-2", "group-z-new-3"}; !reflect.DeepEqual(names, want) {
-					t.Errorf("planned nodes %v, want %v", names, want)
-				}
+				assert.Equal(t, []string{"group-z-new-1", "group-z-new-2", "group-z-new-3"}, names, "planned nodes")
 			},
 		},
 		{
@@ -949,9 +890,7 @@ func TestPlannerRedis(t *testing.T) {
 			perShard[shard][o.zoneOf[pl.Node]]++
 		}
 		for _, s := range []string{"s0", "s1", "s2"} {
-			if want := map[string]int{zoneA: 1, zoneB: 1, zoneC: 1}; !reflect.DeepEqual(perShard[s], want) {
-				t.Errorf("shard %s replicas per zone %v, want %v", s, perShard[s], want)
-			}
+			assert.Equal(t, map[string]int{zoneA: 1, zoneB: 1, zoneC: 1}, perShard[s], "shard %s replicas per zone", s)
 		}
 	}
 	atAll := func(nodeOf func(shard, replica int) string) map[string]at {
@@ -1034,17 +973,12 @@ func TestPlannerNoNodeWithoutPod(t *testing.T) {
 		},
 	}
 	o := runPlanCase(t, sched, c)
-	if len(o.cluster.added) != 0 || len(o.plan.Nodes) != 0 {
-		t.Errorf("nodes added %v, planned %d: want none", o.cluster.added, len(o.plan.Nodes))
-	}
+	assert.Empty(t, o.cluster.added, "nodes added")
+	assert.Empty(t, o.plan.Nodes, "nodes planned")
 	// Both pods try both groups' templates (each pod is its own try: the
 	// Cluster is asked again, not a cached verdict reused across pods).
-	if o.cluster.checksNew != 4 {
-		t.Errorf("Cluster.CheckNew called %d times, want 4 (2 pods × 2 groups)", o.cluster.checksNew)
-	}
-	if len(o.plan.NewNodes) != 0 {
-		t.Errorf("groups scaled %v, want none", o.plan.NewNodes)
-	}
+	assert.Equal(t, 4, o.cluster.checksNew, "Cluster.CheckNew calls (2 pods × 2 groups)")
+	assert.Empty(t, o.plan.NewNodes, "groups scaled")
 }
 
 // scheduleFinal schedules the placed pods, in queue order, as the real
@@ -1119,20 +1053,12 @@ func TestPlannerFinalNodeSet(t *testing.T) {
 		groups := []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10)}
 		pending := append(pcWeb(4, smallPod, host1), pcPod("zz-big", "big", 4000))
 		u, err := topology.NewUniverse(nil, nil, groups, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: pending,
 			Cluster: newRealCluster(t, sched, nil, nil, nil)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		t.Logf("plan: %s", describePlan(plan))
-		if len(plan.Unplaced) != 0 {
-			t.Errorf("unplaced: %s", describePlan(plan))
-		}
-		if stuck := scheduleFinal(t, sched, nil, nil, plan); len(stuck) > 0 {
-			t.Errorf("with the %d planned nodes up, the real scheduler finds no node for %v", plan.TotalNewNodes(), stuck)
-		}
+		assert.Empty(t, plan.Unplaced, "unplaced: %s", describePlan(plan))
+		assert.Empty(t, scheduleFinal(t, sched, nil, nil, plan), "with the %d planned nodes up, the real scheduler finds no node for these pods", plan.TotalNewNodes())
 	})
 }
