@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -40,9 +39,8 @@ func TestGenerateGroups(t *testing.T) {
 func TestGenerate(t *testing.T) {
 	p := Params{Nodes: 5000, Pending: 2000, Deployments: 40, Spread: true}
 	s := Generate(p)
-	if len(s.NodeGroups) != 60 || len(s.Nodes) != 5000 {
-		t.Fatalf("%d groups, %d nodes; want 60, 5000", len(s.NodeGroups), len(s.Nodes))
-	}
+	require.Len(t, s.NodeGroups, 60, "groups")
+	require.Len(t, s.Nodes, 5000, "nodes")
 	size := map[string]int{}
 	for _, g := range s.NodeGroupOf {
 		size[g]++
@@ -55,9 +53,8 @@ func TestGenerate(t *testing.T) {
 			empty++
 		}
 	}
-	if empty != 6 || len(zones) != 3 || zones["zone-a"] != 20 || zones["zone-b"] != 20 || zones["zone-c"] != 20 {
-		t.Errorf("%d empty groups, groups per zone %v; want 6 and 20 in each of 3 zones", empty, zones)
-	}
+	assert.Equal(t, 6, empty, "empty groups")
+	assert.Equal(t, map[string]int{"zone-a": 20, "zone-b": 20, "zone-c": 20}, zones, "groups per zone")
 	bound, pending, spread := 0, 0, 0
 	apps := map[string]bool{}
 	for _, pod := range s.Pods {
@@ -71,9 +68,10 @@ func TestGenerate(t *testing.T) {
 			spread++
 		}
 	}
-	if bound != 50000 || pending != 2000 || spread != 2000 || len(apps) != 40 {
-		t.Errorf("%d bound, %d pending (%d with 2 constraints) in %d apps; want 50000, 2000 (2000), 40", bound, pending, spread, len(apps))
-	}
+	assert.Equal(t, 50000, bound, "bound pods")
+	assert.Equal(t, 2000, pending, "pending pods")
+	assert.Equal(t, 2000, spread, "pending pods with 2 constraints")
+	assert.Len(t, apps, 40, "apps")
 }
 
 // TestDecisionQuality checks what the benchmarks report on a small cluster:
@@ -86,45 +84,35 @@ func TestDecisionQuality(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			d, err := sim.NewDecider(context.Background(), s, m.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer d.Close()
 			first, err := d.Decide()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for i := 0; i < 2; i++ {
 				again, err := d.Decide()
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				// Stock CA's binpacking tries the new nodes in the delta
 				// snapshot's map order, so the node count of an option can
 				// vary, and least-waste ties go to the seeded random
 				// expander, whose source moves on with every decision: the
 				// group and its node count may differ, the pods may not.
-				same := again.PodsHelped == first.PodsHelped && again.Pending == first.Pending
 				if m.cfg.Spreadscale {
-					same = reflect.DeepEqual(again, first)
-				}
-				if !same {
-					t.Fatalf("decision %d = %+v, first = %+v", i+2, again, first)
+					require.Equal(t, first, again, "decision %d", i+2)
+				} else {
+					require.Equal(t, first.PodsHelped, again.PodsHelped, "decision %d = %+v, first = %+v", i+2, again, first)
+					require.Equal(t, first.Pending, again.Pending, "decision %d = %+v, first = %+v", i+2, again, first)
 				}
 			}
-			if first.Pending != small.Pending || first.NewNodes == 0 {
-				t.Fatalf("decision %+v: want %d pending pods and a scale-up", first, small.Pending)
-			}
+			require.Equal(t, small.Pending, first.Pending, "decision %+v: pending pods", first)
+			require.NotZero(t, first.NewNodes, "decision %+v: want a scale-up", first)
 
-			if bound := boundAfter(t, s, first); bound != first.PodsHelped {
-				t.Errorf("the scheduler binds %d pods once the decision's nodes registered, the decision reports %d made schedulable", bound, first.PodsHelped)
-			}
+			assert.Equal(t, first.PodsHelped, boundAfter(t, s, first),
+				"pods the scheduler binds once the decision's nodes registered vs. the pods the decision reports made schedulable")
 			t.Logf("%d of %d pending pods schedulable on %d new nodes %v", first.PodsHelped, first.Pending, first.NewNodes, first.ScaleUps)
-			switch {
-			case m.cfg.Spreadscale && first.PodsHelped != small.Pending:
-				t.Errorf("spreadscale made %d of %d pods schedulable, want all", first.PodsHelped, small.Pending)
-			case !m.cfg.Spreadscale && first.PodsHelped >= small.Pending:
-				t.Errorf("stock made all %d pods schedulable in one loop; the benchmark cluster should need several", small.Pending)
+			if m.cfg.Spreadscale {
+				assert.Equal(t, small.Pending, first.PodsHelped, "spreadscale: pods made schedulable, want all")
+			} else {
+				assert.Less(t, first.PodsHelped, small.Pending, "stock made all pods schedulable in one loop; the benchmark cluster should need several")
 			}
 		})
 	}
@@ -152,9 +140,7 @@ func boundAfter(t *testing.T, s sim.Scenario, dec sim.Decision) int {
 		}
 	}
 	res, err := sim.Run(context.Background(), s, sim.Config{MaxLoops: 1, Expander: "least-waste"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	bound := 0
 	for _, p := range res.Pods {
 		if p.Loop == 0 {
