@@ -1,11 +1,10 @@
 package sim
 
 import (
-	"math"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -71,13 +70,12 @@ func TestPricingMapsNodesToGroups(t *testing.T) {
 	} {
 		node := &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		got, ok := model.groupOf(node)
-		if !ok || got != want {
-			t.Errorf("groupOf(%s) = %q, %v; want %q", name, got, ok, want)
+		if !assert.True(t, ok, "groupOf(%s) found no group, want %q", name, want) || !assert.Equal(t, want, got, "groupOf(%s)", name) {
 			continue
 		}
 		price, err := model.NodePrice(node, now, now.Add(30*time.Minute))
-		if err != nil || math.Abs(price-*groupByName(s, want).Price/2) > 1e-12 {
-			t.Errorf("NodePrice(%s) over 30m = %v, %v; want half of %v", name, price, err, *groupByName(s, want).Price)
+		if assert.NoError(t, err, "NodePrice(%s)", name) {
+			assert.InDelta(t, *groupByName(s, want).Price/2, price, 1e-12, "NodePrice(%s) over 30m: want half of %v", name, *groupByName(s, want).Price)
 		}
 	}
 	for name, want := range map[string]string{
@@ -86,9 +84,7 @@ func TestPricingMapsNodesToGroups(t *testing.T) {
 		"template-node-for-nothing-like-it-": "belongs to no node group",
 	} {
 		_, err := model.NodePrice(&apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, now, now.Add(time.Hour))
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("NodePrice(%s): err = %v, want %q", name, err, want)
-		}
+		assert.ErrorContains(t, err, want, "NodePrice(%s)", name)
 	}
 }
 
@@ -112,8 +108,8 @@ func TestPodPrice(t *testing.T) {
 		// memo of per-hour rates and must scale with its own span.
 		for _, h := range []float64{2, 0.5} {
 			got, err := model.PodPrice(tc.pod, now, now.Add(time.Duration(h*float64(time.Hour))))
-			if err != nil || math.Abs(got-h*tc.want) > 1e-12 {
-				t.Errorf("PodPrice(%s) over %vh = %v, %v; want %v", tc.pod.Name, h, got, err, h*tc.want)
+			if assert.NoError(t, err, "PodPrice(%s) over %vh", tc.pod.Name, h) {
+				assert.InDelta(t, h*tc.want, got, 1e-12, "PodPrice(%s) over %vh", tc.pod.Name, h)
 			}
 		}
 	}

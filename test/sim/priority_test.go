@@ -3,11 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kube_record "k8s.io/client-go/tools/record"
@@ -40,14 +41,12 @@ func TestPriorityConfigProblems(t *testing.T) {
 		"10: x\n20: [[a]]\n":               {"data.priorities[10]: want a list of node group name regexps, got a scalar", "data.priorities[20][0]: want a node group name regexp, got a list"},
 		"10: ['(', ok]\n20: ['[']\n":       {"data.priorities[10][0]: invalid regexp \"(\": error parsing regexp: missing closing ): `(`", "data.priorities[20][0]: invalid regexp \"[\": error parsing regexp: missing closing ]: `[`"},
 	} {
-		if got := PriorityConfigProblems(testPriorityConfigMap(priorities)); !reflect.DeepEqual(got, want) {
-			t.Errorf("PriorityConfigProblems(%q):\n got  %q\n want %q", priorities, got, want)
-		}
+		assert.Equal(t, want, PriorityConfigProblems(testPriorityConfigMap(priorities)), "PriorityConfigProblems(%q)", priorities)
 	}
 	cm := testPriorityConfigMap("")
 	delete(cm.Data, PriorityConfigMapKey)
-	if got := PriorityConfigProblems(cm); len(got) != 1 || !strings.HasPrefix(got[0], "data.priorities: required") {
-		t.Errorf("without data.priorities: %q", got)
+	if got := PriorityConfigProblems(cm); assert.Len(t, got, 1, "without data.priorities") {
+		assert.True(t, strings.HasPrefix(got[0], "data.priorities: required"), "without data.priorities: %q", got)
 	}
 }
 
@@ -69,13 +68,9 @@ func expanderOptions(p *testcloudprovider.TestCloudProvider, s Scenario, count i
 func chosenGroup(t *testing.T, f *factory.Factory, names []string, opts []expander.Option, infos map[string]*caframework.NodeInfo) string {
 	t.Helper()
 	strategy, err := f.Build(names)
-	if err != nil {
-		t.Fatalf("Build(%v): %v", names, err)
-	}
+	require.NoError(t, err, "Build(%v)", names)
 	best := strategy.BestOption(opts, infos)
-	if best == nil {
-		t.Fatalf("%v chose nothing", names)
-	}
+	require.NotNil(t, best, "%v chose nothing", names)
 	return best.NodeGroup.Id()
 }
 
@@ -87,29 +82,21 @@ func TestRegisterScenarioExpanders(t *testing.T) {
 	s.PriorityConfigMap = testPriorityConfigMap("10:\n  - ^ng$\n50:\n  - spot\n")
 	provider := pricedProvider(s)
 	f := factory.NewFactory()
-	if err := registerScenarioExpanders(f, s, provider, &kube_record.FakeRecorder{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, registerScenarioExpanders(f, s, provider, &kube_record.FakeRecorder{}))
 	pods := []*apiv1.Pod{NewPod("", "p1", 1000, testGiB, nil), NewPod("", "p2", 1000, testGiB, nil)}
 	opts, infos := expanderOptions(provider, s, 1, pods)
-	if got := chosenGroup(t, f, []string{"priority"}, opts, infos); got != "ng-a-spot" {
-		t.Errorf("priority chose %s, want ng-a-spot (priority 50)", got)
-	}
+	assert.Equal(t, "ng-a-spot", chosenGroup(t, f, []string{"priority"}, opts, infos), "priority: want ng-a-spot (priority 50)")
 	// Same shape, ng-a-spot a third of ng-a's price.
-	if got := chosenGroup(t, f, []string{"price"}, opts[1:], infos); got != "ng-a-spot" {
-		t.Errorf("price chose %s among ng-a and ng-a-spot, want the cheaper ng-a-spot", got)
-	}
-	if _, err := provider.Pricing(); err != nil {
-		t.Errorf("provider has no pricing model: %v", err)
-	}
+	assert.Equal(t, "ng-a-spot", chosenGroup(t, f, []string{"price"}, opts[1:], infos), "price among ng-a and ng-a-spot: want the cheaper ng-a-spot")
+	_, err := provider.Pricing()
+	assert.NoError(t, err, "provider has no pricing model")
 
 	nodes := &clusterNodes{unmanaged: []string{"system"}, provider: provider}
 	before, _ := nodes.List()
 	provider.AddNode("ng", NewNode("ng-new-1", 2000, 8*testGiB, nil))
 	after, _ := nodes.List()
-	if len(before) != 2 || len(after) != 3 {
-		t.Errorf("cluster nodes: %d then %d, want 2 (system, ip-10-0-0-1) then 3", len(before), len(after))
-	}
+	assert.Len(t, before, 2, "cluster nodes before: want system, ip-10-0-0-1")
+	assert.Len(t, after, 3, "cluster nodes after")
 }
 
 // Run rejects a price chain with an unpriced group and a priority chain
@@ -128,13 +115,10 @@ func TestRunRejectsMissingExpanderInputs(t *testing.T) {
 	} {
 		s.PriorityConfigMap = tc.cm
 		_, err := Run(context.Background(), s, Config{Expander: tc.expander})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Run with %q: err = %v, want %q", tc.expander, err, tc.want)
-		}
+		assert.ErrorContains(t, err, tc.want, "Run with %q", tc.expander)
 	}
 	s.NodeGroups[0].Price = new(float64)
 	*s.NodeGroups[0].Price = -1
-	if _, err := Run(context.Background(), s, Config{}); err == nil || !strings.Contains(err.Error(), `node group "ng": Price -1 must be a finite number >= 0`) {
-		t.Errorf("negative price: err = %v", err)
-	}
+	_, err := Run(context.Background(), s, Config{})
+	assert.ErrorContains(t, err, `node group "ng": Price -1 must be a finite number >= 0`, "negative price")
 }

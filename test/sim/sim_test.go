@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -92,9 +91,7 @@ func TestDeterministicWithSameSeed(t *testing.T) {
 	t.Log(summary(first))
 	for i := 0; i < 3; i++ {
 		again := run(t, s, sim.Config{Seed: 42})
-		if !reflect.DeepEqual(first, again) {
-			t.Fatalf("run %d differs:\n%s\n%s", i+2, summary(first), summary(again))
-		}
+		require.Equal(t, first, again, "run %d differs:\n%s\n%s", i+2, summary(first), summary(again))
 	}
 }
 
@@ -208,9 +205,7 @@ func TestConcurrentRunsAreIndependent(t *testing.T) {
 	}
 	for i := range results {
 		require.NoError(t, errs[i], "run %d", i)
-		if !reflect.DeepEqual(results[i], want) {
-			t.Errorf("concurrent run %d differs:\n%s\n%s", i, summary(results[i]), summary(want))
-		}
+		assert.Equal(t, want, results[i], "concurrent run %d differs:\n%s\n%s", i, summary(results[i]), summary(want))
 	}
 }
 
@@ -219,7 +214,6 @@ func TestCancelledContext(t *testing.T) {
 	s := buildScenario([]zone{{name: "a", max: 10, milliCPU: 2000}}, workload{app: "web", milliCPU: 1500, pending: 3})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := sim.Run(ctx, s, sim.Config{}); err != context.Canceled {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
+	_, err := sim.Run(ctx, s, sim.Config{})
+	require.Same(t, context.Canceled, err, "err = %v, want context.Canceled", err)
 }
