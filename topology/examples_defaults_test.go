@@ -1,0 +1,89 @@
+package topology_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/utils/ptr"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// TestExamplesDefaults covers cluster-level default constraints.
+func TestExamplesDefaults(t *testing.T) {
+	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
+	pods := exPods("a1", 1, exWeb)
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "rs-web"},
+		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: exWeb}}}
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: v1.ServiceSpec{Selector: map[string]string{"tier": "front"}}}
+	owners := topology.Owners{ReplicaSets: []*appsv1.ReplicaSet{rs}, Services: []*v1.Service{svc}}
+	objs := []runtime.Object{rs, svc}
+	owned := func(p *v1.Pod) *v1.Pod {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web",
+			UID: "rs-web", Controller: ptr.To(true)}}
+		return p
+	}
+	zoneDefault := []v1.TopologySpreadConstraint{{TopologyKey: keyZone, MaxSkew: 1, WhenUnsatisfiable: v1.DoNotSchedule}}
+	listReal := newRealScheduler(t, &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting,
+		DefaultConstraints: zoneDefault}, objs...)
+	systemReal := newRealScheduler(t, nil, objs...)
+	listDefaults := topology.NewDefaults(zoneDefault, owners)
+
+	t.Run("system defaults are ScheduleAnyway: no hard constraints", func(t *testing.T) {
+		d := topology.NewDefaults(topology.SystemDefaultConstraints, owners)
+		r := exRun(t, systemReal, d, nodes, pods, owned(exPod()))
+		assert.False(t, r.spread.HasHard(), "hard constraints %+v", r.spread.Hard)
+		assert.Len(t, r.spread.Soft, 2, "soft constraints")
+		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
+	})
+
+	t.Run("a DoNotSchedule default applies to a pod without constraints, selector from its ReplicaSet", func(t *testing.T) {
+		r := exRun(t, listReal, listDefaults, nodes, pods, owned(exPod()))
+		require.True(t, len(r.spread.Hard) == 1 && r.spread.Hard[0].Index == -1 && r.spread.Hard[0].Selector.String() == "app=web",
+			"hard constraints %+v, want one default with selector app=web", r.spread.Hard)
+		exSame(t, "admitted", r.admitted, []string{"b1"})
+		rej := r.verdict["a1"]
+		assert.True(t, rej != nil && rej.Constraint == -1, "a1 rejection %+v, want the default constraint (index -1)", rej)
+	})
+
+	t.Run("the selector comes from a Service selecting the pod", func(t *testing.T) {
+		front := map[string]string{"tier": "front"}
+		p := exPod()
+		p.Labels = front
+		r := exRun(t, listReal, listDefaults, nodes, concat(pods, exPods("a1", 1, front)), p)
+		require.True(t, len(r.spread.Hard) == 1 && r.spread.Hard[0].Selector.String() == "tier=front",
+			"hard constraints %+v, want selector tier=front", r.spread.Hard)
+		exSame(t, "admitted", r.admitted, []string{"b1"})
+	})
+
+	t.Run("a pod with its own constraints ignores the defaults", func(t *testing.T) {
+		r := exRun(t, listReal, listDefaults, nodes, pods, owned(exPod(exSoft(keyHost, 1))))
+		assert.True(t, !r.spread.HasHard() && len(r.spread.Soft) == 1 && r.spread.Soft[0].TopologyKey == keyHost,
+			"hard %d soft %+v, want only its own hostname constraint", len(r.spread.Hard), r.spread.Soft)
+		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
+	})
+
+	t.Run("an empty derived selector means no default constraints", func(t *testing.T) {
+		p := exPod()
+		p.Labels = map[string]string{"app": "batch"} // no Service selects it, no controller
+		r := exRun(t, listReal, listDefaults, nodes, pods, p)
+		assert.False(t, r.spread.HasHard(), "hard constraints %+v", r.spread.Hard)
+		assert.Empty(t, r.spread.Soft, "soft constraints")
+		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
+	})
+
+	t.Run("a controller that does not exist gives no selector", func(t *testing.T) {
+		p := owned(exPod())
+		p.Labels = map[string]string{"app": "batch"}
+		p.OwnerReferences[0].Name = "gone"
+		r := exRun(t, listReal, listDefaults, nodes, pods, p)
+		assert.False(t, r.spread.HasHard(), "hard %+v, want none", r.spread.Hard)
+	})
+}
