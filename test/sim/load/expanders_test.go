@@ -3,9 +3,11 @@ package load_test
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/load"
@@ -62,19 +64,13 @@ func TestExpanderInputs(t *testing.T) {
 			prices = append(prices, *g.Price)
 		}
 	}
-	if want := []any{0.25, 0.0, nil}; !reflect.DeepEqual(prices, want) {
-		t.Errorf("prices = %v, want %v", prices, want)
-	}
+	assert.Equal(t, []any{0.25, 0.0, nil}, prices, "prices")
 	cm := s.PriorityConfigMap
-	if cm == nil || cm.Namespace != sim.PriorityConfigMapNamespace || cm.Name != sim.PriorityConfigMapName {
-		t.Fatalf("PriorityConfigMap = %+v", cm)
-	}
-	if got, want := cm.Data["priorities"], "50:\n  - ^spot-.*\n10:\n  - ^ondemand-.*\n  - other"; got != want {
-		t.Errorf("data.priorities = %q, want %q", got, want)
-	}
-	if s := parse(t, priorityGroups); s.PriorityConfigMap != nil {
-		t.Errorf("PriorityConfigMap without a ConfigMap = %+v", s.PriorityConfigMap)
-	}
+	require.NotNil(t, cm, "PriorityConfigMap")
+	require.Equal(t, sim.PriorityConfigMapNamespace, cm.Namespace, "PriorityConfigMap = %+v", cm)
+	require.Equal(t, sim.PriorityConfigMapName, cm.Name, "PriorityConfigMap = %+v", cm)
+	assert.Equal(t, "50:\n  - ^spot-.*\n10:\n  - ^ondemand-.*\n  - other", cm.Data["priorities"], "data.priorities")
+	assert.Nil(t, parse(t, priorityGroups).PriorityConfigMap, "PriorityConfigMap without a ConfigMap")
 }
 
 // Every problem of the expander inputs is reported with its file,
@@ -106,20 +102,14 @@ func TestExpanderInputProblems(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")
-			if err := os.WriteFile(file, []byte(tc.input), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(file, []byte(tc.input), 0o644))
 			_, err := load.Files(file)
-			if !load.IsInputError(err) {
-				t.Fatalf("Files: err = %v, want input errors", err)
-			}
+			require.True(t, load.IsInputError(err), "Files: err = %v, want input errors", err)
 			var want []string
 			for _, w := range tc.want {
 				want = append(want, file+": "+w)
 			}
-			if got := strings.Split(err.Error(), "\n"); !reflect.DeepEqual(got, want) {
-				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			assert.Equal(t, want, strings.Split(err.Error(), "\n"), "problems")
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/load"
 )
@@ -23,9 +25,7 @@ func FuzzParse(f *testing.F) {
 		files, _ := filepath.Glob(pattern)
 		for _, file := range files {
 			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
+			require.NoError(f, err)
 			f.Add(data)
 		}
 	}
@@ -33,13 +33,11 @@ func FuzzParse(f *testing.F) {
 		s, err := load.Parse(bytes.NewReader(data))
 		if err != nil {
 			var es load.Errors
-			if !errors.As(err, &es) || len(es) == 0 {
-				t.Fatalf("error %v (%T) is not a non-empty load.Errors", err, err)
-			}
+			require.True(t, errors.As(err, &es), "error %v (%T) is not a load.Errors", err, err)
+			require.NotEmpty(t, es, "error %v is an empty load.Errors", err)
 			for _, e := range es {
-				if e.Message == "" || e.Error() == "" {
-					t.Fatalf("empty problem in %q", err)
-				}
+				require.NotEmpty(t, e.Message, "empty problem in %q", err)
+				require.NotEmpty(t, e.Error(), "empty problem in %q", err)
 			}
 			return
 		}
@@ -52,59 +50,48 @@ func checkScenario(t *testing.T, s sim.Scenario) {
 	t.Helper()
 	groups := map[string]sim.NodeGroup{}
 	for _, g := range s.NodeGroups {
-		if g.Name == "" || g.Template == nil || g.MinSize < 0 || g.MinSize > g.MaxSize {
-			t.Fatalf("invalid group %q: min %d max %d template %v", g.Name, g.MinSize, g.MaxSize, g.Template != nil)
-		}
-		if _, dup := groups[g.Name]; dup {
-			t.Fatalf("duplicate group %q", g.Name)
-		}
-		if g.Price != nil && *g.Price < 0 {
-			t.Fatalf("group %q: negative price %v", g.Name, *g.Price)
+		require.NotEmpty(t, g.Name, "unnamed group")
+		require.NotNil(t, g.Template, "group %q: no template", g.Name)
+		require.GreaterOrEqual(t, g.MinSize, 0, "group %q: min size", g.Name)
+		require.LessOrEqual(t, g.MinSize, g.MaxSize, "group %q: min size above max size", g.Name)
+		require.NotContains(t, groups, g.Name, "duplicate group %q", g.Name)
+		if g.Price != nil {
+			require.GreaterOrEqual(t, *g.Price, 0.0, "group %q: negative price", g.Name)
 		}
 		groups[g.Name] = g
 	}
 	nodes := map[string]bool{}
 	for _, n := range s.Nodes {
-		if n == nil || n.Name == "" || nodes[n.Name] {
-			t.Fatalf("nil, unnamed or duplicate node %v", n)
-		}
+		require.NotNil(t, n, "nil node")
+		require.NotEmpty(t, n.Name, "unnamed node %v", n)
+		require.False(t, nodes[n.Name], "duplicate node %q", n.Name)
 		nodes[n.Name] = true
 	}
 	sizes := map[string]int{}
 	for node, g := range s.NodeGroupOf {
-		if !nodes[node] {
-			t.Fatalf("NodeGroupOf names unknown node %q", node)
-		}
-		if _, ok := groups[g]; !ok {
-			t.Fatalf("node %q in unknown group %q", node, g)
-		}
+		require.True(t, nodes[node], "NodeGroupOf names unknown node %q", node)
+		require.Contains(t, groups, g, "node %q in unknown group %q", node, g)
 		sizes[g]++
 	}
 	for name, g := range groups {
-		if sizes[name] < g.MinSize || sizes[name] > g.MaxSize {
-			t.Fatalf("group %q: size %d outside [%d, %d]", name, sizes[name], g.MinSize, g.MaxSize)
-		}
+		require.GreaterOrEqual(t, sizes[name], g.MinSize, "group %q: size below min size", name)
+		require.LessOrEqual(t, sizes[name], g.MaxSize, "group %q: size above max size", name)
 	}
 	if cm := s.PriorityConfigMap; cm != nil {
-		if cm.Namespace != sim.PriorityConfigMapNamespace || cm.Name != sim.PriorityConfigMapName {
-			t.Fatalf("PriorityConfigMap is %s/%s", cm.Namespace, cm.Name)
-		}
-		if problems := sim.PriorityConfigProblems(cm); len(problems) > 0 {
-			t.Fatalf("PriorityConfigMap has problems: %v", problems)
-		}
+		require.Equal(t, sim.PriorityConfigMapNamespace, cm.Namespace, "PriorityConfigMap namespace")
+		require.Equal(t, sim.PriorityConfigMapName, cm.Name, "PriorityConfigMap name")
+		require.Empty(t, sim.PriorityConfigProblems(cm), "PriorityConfigMap has problems")
 	}
 	pods := map[string]bool{}
 	for _, p := range s.Pods {
-		if p == nil || p.Name == "" || p.Namespace == "" {
-			t.Fatalf("nil or unnamed pod %v", p)
-		}
+		require.NotNil(t, p, "nil pod")
+		require.NotEmpty(t, p.Name, "unnamed pod %v", p)
+		require.NotEmpty(t, p.Namespace, "pod %q without a namespace", p.Name)
 		key := p.Namespace + "/" + p.Name
-		if pods[key] {
-			t.Fatalf("duplicate pod %q", key)
-		}
+		require.False(t, pods[key], "duplicate pod %q", key)
 		pods[key] = true
-		if p.Spec.NodeName != "" && !nodes[p.Spec.NodeName] {
-			t.Fatalf("pod %q bound to unknown node %q", key, p.Spec.NodeName)
+		if p.Spec.NodeName != "" {
+			require.True(t, nodes[p.Spec.NodeName], "pod %q bound to unknown node %q", key, p.Spec.NodeName)
 		}
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -20,9 +21,7 @@ import (
 func parse(t *testing.T, input string) sim.Scenario {
 	t.Helper()
 	s, err := load.Parse(strings.NewReader(input))
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
-	}
+	require.NoError(t, err, "Parse")
 	return s
 }
 
@@ -31,9 +30,8 @@ func problems(t *testing.T, input string) []string {
 	t.Helper()
 	_, err := load.Parse(strings.NewReader(input))
 	var es load.Errors
-	if !errors.As(err, &es) || !load.IsInputError(err) {
-		t.Fatalf("Parse error = %v (%T), want load.Errors", err, err)
-	}
+	require.True(t, errors.As(err, &es), "Parse error = %v (%T), want load.Errors", err, err)
+	require.True(t, load.IsInputError(err), "Parse error = %v (%T), want an input error", err, err)
 	var out []string
 	for _, e := range es {
 		out = append(out, e.Error())
@@ -82,9 +80,7 @@ spec:
 // controllers do it, in document order, with increasing creation times.
 func TestWorkloadExpansion(t *testing.T) {
 	s := parse(t, workloads)
-	if len(s.Pods) != 6 {
-		t.Fatalf("pods = %d, want 3 web + 1 worker + 2 db", len(s.Pods))
-	}
+	require.Len(t, s.Pods, 6, "pods: want 3 web + 1 worker + 2 db")
 	web, worker, db := s.Pods[:3], s.Pods[3], s.Pods[4:]
 
 	rsName := regexp.MustCompile(`^web-([a-z0-9]+)$`)
@@ -92,54 +88,55 @@ func TestWorkloadExpansion(t *testing.T) {
 	names := map[string]bool{}
 	for _, p := range web {
 		ref := p.OwnerReferences
-		if len(ref) != 1 || ref[0].Kind != "ReplicaSet" || ref[0].APIVersion != "apps/v1" || ref[0].Controller == nil || !*ref[0].Controller {
-			t.Fatalf("web pod %s owners = %+v, want one controller ReplicaSet", p.Name, ref)
-		}
+		require.Len(t, ref, 1, "web pod %s owners: want one controller ReplicaSet", p.Name)
+		require.Equal(t, "ReplicaSet", ref[0].Kind, "web pod %s owner %+v", p.Name, ref[0])
+		require.Equal(t, "apps/v1", ref[0].APIVersion, "web pod %s owner %+v", p.Name, ref[0])
+		require.NotNil(t, ref[0].Controller, "web pod %s owner %+v: want a controller", p.Name, ref[0])
+		require.True(t, *ref[0].Controller, "web pod %s owner %+v: want a controller", p.Name, ref[0])
 		hash := p.Labels["pod-template-hash"]
-		m := rsName.FindStringSubmatch(ref[0].Name)
-		if m == nil || m[1] != hash || !podName.MatchString(p.Name) || !strings.HasPrefix(p.Name, ref[0].Name+"-") {
-			t.Errorf("web pod %s: ReplicaSet %s, pod-template-hash %q", p.Name, ref[0].Name, hash)
+		if m := rsName.FindStringSubmatch(ref[0].Name); assert.NotNil(t, m, "web pod %s: ReplicaSet name %s", p.Name, ref[0].Name) {
+			assert.Equal(t, hash, m[1], "web pod %s: ReplicaSet %s vs its pod-template-hash", p.Name, ref[0].Name)
 		}
-		if p.Namespace != "shop" || p.Labels["app"] != "web" || p.Annotations["team"] != "storefront" || p.Spec.NodeName != "" {
-			t.Errorf("web pod %s: namespace %s labels %v annotations %v node %q", p.Name, p.Namespace, p.Labels, p.Annotations, p.Spec.NodeName)
-		}
+		assert.Regexp(t, podName, p.Name, "web pod name")
+		assert.True(t, strings.HasPrefix(p.Name, ref[0].Name+"-"), "web pod %s: want its ReplicaSet %s's name as prefix", p.Name, ref[0].Name)
+		assert.Equal(t, "shop", p.Namespace, "web pod %s: namespace", p.Name)
+		assert.Equal(t, "web", p.Labels["app"], "web pod %s: labels %v", p.Name, p.Labels)
+		assert.Equal(t, "storefront", p.Annotations["team"], "web pod %s: annotations %v", p.Name, p.Annotations)
+		assert.Empty(t, p.Spec.NodeName, "web pod %s: node", p.Name)
 		// The API server's defaults: requests default to limits.
-		if got := p.Spec.Containers[0].Resources.Requests[apiv1.ResourceCPU]; got.Cmp(resource.MustParse("500m")) != 0 {
-			t.Errorf("web pod %s: cpu request %s, want the 500m limit", p.Name, got.String())
-		}
+		got := p.Spec.Containers[0].Resources.Requests[apiv1.ResourceCPU]
+		assert.Zero(t, got.Cmp(resource.MustParse("500m")), "web pod %s: cpu request %s, want the 500m limit", p.Name, got.String())
 		names[p.Name] = true
 	}
-	if len(names) != 3 {
-		t.Errorf("web pod names not distinct: %v", names)
-	}
+	assert.Len(t, names, 3, "web pod names not distinct")
 
-	if worker.Namespace != "default" || !regexp.MustCompile(`^worker-[bcdfghjklmnpqrstvwxz2456789]{5}$`).MatchString(worker.Name) ||
-		worker.OwnerReferences[0].Kind != "ReplicaSet" || worker.OwnerReferences[0].Name != "worker" {
-		t.Errorf("worker pod %s/%s owners %+v", worker.Namespace, worker.Name, worker.OwnerReferences)
-	}
+	assert.Equal(t, "default", worker.Namespace, "worker pod namespace")
+	assert.Regexp(t, `^worker-[bcdfghjklmnpqrstvwxz2456789]{5}$`, worker.Name, "worker pod name")
+	assert.Equal(t, "ReplicaSet", worker.OwnerReferences[0].Kind, "worker pod owners %+v", worker.OwnerReferences)
+	assert.Equal(t, "worker", worker.OwnerReferences[0].Name, "worker pod owners %+v", worker.OwnerReferences)
 
 	for i, p := range db {
 		want := []string{"db-0", "db-1"}[i]
 		ref := p.OwnerReferences[0]
-		if p.Name != want || p.Namespace != "data" || ref.Kind != "StatefulSet" || ref.Name != "db" || !*ref.Controller {
-			t.Errorf("db pod %s/%s owner %+v, want %s", p.Namespace, p.Name, ref, want)
-		}
-		if p.Labels["statefulset.kubernetes.io/pod-name"] != want || p.Labels["apps.kubernetes.io/pod-index"] != want[3:] ||
-			p.Spec.Hostname != want || p.Spec.Subdomain != "db-headless" || len(p.Spec.Volumes) != 1 || p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "data-"+want {
-			t.Errorf("db pod %s: labels %v hostname %q subdomain %q volumes %v", p.Name, p.Labels, p.Spec.Hostname, p.Spec.Subdomain, p.Spec.Volumes)
+		assert.Equal(t, want, p.Name, "db pod %d name", i)
+		assert.Equal(t, "data", p.Namespace, "db pod %s namespace", want)
+		assert.Equal(t, "StatefulSet", ref.Kind, "db pod %s owner %+v", want, ref)
+		assert.Equal(t, "db", ref.Name, "db pod %s owner %+v", want, ref)
+		assert.True(t, *ref.Controller, "db pod %s owner %+v: want a controller", want, ref)
+		assert.Equal(t, want, p.Labels["statefulset.kubernetes.io/pod-name"], "db pod %s: labels %v", want, p.Labels)
+		assert.Equal(t, want[3:], p.Labels["apps.kubernetes.io/pod-index"], "db pod %s: labels %v", want, p.Labels)
+		assert.Equal(t, want, p.Spec.Hostname, "db pod %s: hostname", want)
+		assert.Equal(t, "db-headless", p.Spec.Subdomain, "db pod %s: subdomain", want)
+		if assert.Len(t, p.Spec.Volumes, 1, "db pod %s: volumes", want) {
+			assert.Equal(t, "data-"+want, p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName, "db pod %s: claim", want)
 		}
 	}
 
 	for i := 1; i < len(s.Pods); i++ {
-		if !s.Pods[i-1].CreationTimestamp.Before(&s.Pods[i].CreationTimestamp) {
-			t.Errorf("pod %d (%s) not created after pod %d", i, s.Pods[i].Name, i-1)
-		}
+		assert.True(t, s.Pods[i-1].CreationTimestamp.Before(&s.Pods[i].CreationTimestamp), "pod %d (%s) not created after pod %d", i, s.Pods[i].Name, i-1)
 	}
 
-	again := parse(t, workloads)
-	if !reflect.DeepEqual(s, again) {
-		t.Error("parsing the same input twice gives different scenarios")
-	}
+	assert.Equal(t, s, parse(t, workloads), "parsing the same input twice gives different scenarios")
 }
 
 const cluster = `apiVersion: v1
@@ -200,45 +197,36 @@ spec:
 // template is completed and declared domains lose CA's label prefix.
 func TestClusterAndNodeGroups(t *testing.T) {
 	s := parse(t, cluster)
-	if len(s.Nodes) != 2 || s.Nodes[0].Name != "n-a" || s.Nodes[1].Name != "n-sys" {
-		t.Fatalf("nodes = %v", s.Nodes)
-	}
-	if want := map[string]string{"n-a": "general-a"}; !reflect.DeepEqual(s.NodeGroupOf, want) {
-		t.Errorf("NodeGroupOf = %v, want %v", s.NodeGroupOf, want)
-	}
+	require.Len(t, s.Nodes, 2, "nodes")
+	require.Equal(t, "n-a", s.Nodes[0].Name, "first node")
+	require.Equal(t, "n-sys", s.Nodes[1].Name, "second node")
+	assert.Equal(t, map[string]string{"n-a": "general-a"}, s.NodeGroupOf, "NodeGroupOf")
 	var pods []string
 	for _, p := range s.Pods {
 		pods = append(pods, p.Namespace+"/"+p.Name+"@"+p.Spec.NodeName)
 	}
-	if want := []string{"kube-system/running@n-sys", "default/waiting@"}; !reflect.DeepEqual(pods, want) {
-		t.Errorf("pods = %v, want %v", pods, want)
-	}
-	if got := s.Pods[0].CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z"); got != "2025-05-01T10:00:00Z" {
-		t.Errorf("existing creationTimestamp replaced: %s", got)
-	}
-	if got := s.Nodes[1].Status.Allocatable[apiv1.ResourceCPU]; got.String() != "1900m" {
-		t.Errorf("n-sys allocatable cpu = %s", got.String())
-	}
-	if got := s.Nodes[0].Status.Allocatable[apiv1.ResourceMemory]; got.String() != "16Gi" {
-		t.Errorf("n-a allocatable memory = %s, want capacity", got.String())
-	}
+	assert.Equal(t, []string{"kube-system/running@n-sys", "default/waiting@"}, pods, "pods")
+	assert.Equal(t, "2025-05-01T10:00:00Z", s.Pods[0].CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z"), "existing creationTimestamp replaced")
+	sysCPU := s.Nodes[1].Status.Allocatable[apiv1.ResourceCPU]
+	assert.Equal(t, "1900m", sysCPU.String(), "n-sys allocatable cpu")
+	aMemory := s.Nodes[0].Status.Allocatable[apiv1.ResourceMemory]
+	assert.Equal(t, "16Gi", aMemory.String(), "n-a allocatable memory, want capacity")
 
-	if len(s.NodeGroups) != 2 {
-		t.Fatalf("groups = %+v", s.NodeGroups)
-	}
+	require.Len(t, s.NodeGroups, 2, "groups")
 	a, b := s.NodeGroups[0], s.NodeGroups[1]
-	if a.Name != "general-a" || a.MinSize != 1 || a.MaxSize != 5 || b.Name != "general-b" || b.MinSize != 0 || b.MaxSize != 5 {
-		t.Errorf("groups = %+v / %+v", a, b)
-	}
-	if want := map[string]string{apiv1.LabelTopologyZone: "a"}; !reflect.DeepEqual(a.DomainLabels, want) {
-		t.Errorf("domain labels = %v, want %v", a.DomainLabels, want)
-	}
+	assert.Equal(t, "general-a", a.Name, "first group")
+	assert.Equal(t, 1, a.MinSize, "general-a min size")
+	assert.Equal(t, 5, a.MaxSize, "general-a max size")
+	assert.Equal(t, "general-b", b.Name, "second group")
+	assert.Equal(t, 0, b.MinSize, "general-b min size")
+	assert.Equal(t, 5, b.MaxSize, "general-b max size")
+	assert.Equal(t, map[string]string{apiv1.LabelTopologyZone: "a"}, a.DomainLabels, "domain labels")
 	alloc := a.Template.Status.Allocatable
-	if cpu, mem := alloc[apiv1.ResourceCPU], alloc[apiv1.ResourceMemory]; cpu.String() != "3900m" || mem.String() != "16Gi" {
-		t.Errorf("template allocatable = %v, want cpu 3900m and memory from capacity", alloc)
-	}
-	if len(a.Template.Spec.Taints) != 1 || a.Template.Spec.Taints[0].Key != "dedicated" {
-		t.Errorf("template taints = %v", a.Template.Spec.Taints)
+	cpu, mem := alloc[apiv1.ResourceCPU], alloc[apiv1.ResourceMemory]
+	assert.Equal(t, "3900m", cpu.String(), "template allocatable cpu")
+	assert.Equal(t, "16Gi", mem.String(), "template allocatable memory, want capacity")
+	if assert.Len(t, a.Template.Spec.Taints, 1, "template taints") {
+		assert.Equal(t, "dedicated", a.Template.Spec.Taints[0].Key, "template taint")
 	}
 }
 
@@ -306,9 +294,7 @@ spec: {template: {metadata: {labels: {app: d}}}}
 		"document 7 (StatefulSet default/p): expands to pod default/p-1, already defined in document 8",
 		`document 3 (Pod default/p1): spec.nodeName: pod default/p1 is bound to node "ghost", which is not a Node of the input`,
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equal(t, want, got, "problems")
 }
 
 // Files reads several files and directories as one input and names the
@@ -317,12 +303,8 @@ func TestFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
 		return p
 	}
 	nodes := write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {pool: p}}\nstatus: {capacity: {cpu: \"2\"}}\n")
@@ -331,20 +313,16 @@ func TestFiles(t *testing.T) {
 		"spec": {"maxSize": 2, "selector": {"matchLabels": {"pool": "p"}}, "template": {"status": {"capacity": {"cpu": "2"}}}}}`)
 	write("more/readme.md", "not an input")
 	s, err := load.Files(nodes, filepath.Join(dir, "more"))
-	if err != nil {
-		t.Fatalf("Files: %v", err)
+	require.NoError(t, err, "Files")
+	assert.Len(t, s.Nodes, 1, "nodes")
+	if assert.Len(t, s.Pods, 1, "pods") {
+		assert.Equal(t, "n1", s.Pods[0].Spec.NodeName, "pod's node")
 	}
-	if len(s.Nodes) != 1 || len(s.Pods) != 1 || s.Pods[0].Spec.NodeName != "n1" || s.NodeGroupOf["n1"] != "g" {
-		t.Errorf("scenario = %+v", s)
-	}
+	assert.Equal(t, "g", s.NodeGroupOf["n1"], "n1's group")
 
 	bad := write("bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p2}\nspec: {nodeName: n9, containers: [{name: c, image: i}]}\n")
 	_, err = load.Files(nodes, bad, filepath.Join(dir, "missing.yaml"))
-	if err == nil || !strings.Contains(err.Error(), "missing.yaml: no such file or directory") {
-		t.Errorf("missing file: err = %v", err)
-	}
+	assert.ErrorContains(t, err, "missing.yaml: no such file or directory", "missing file")
 	_, err = load.Files(nodes, bad)
-	if err == nil || !strings.Contains(err.Error(), bad+": document 1 (Pod default/p2): spec.nodeName") {
-		t.Errorf("bad file: err = %v", err)
-	}
+	assert.ErrorContains(t, err, bad+": document 1 (Pod default/p2): spec.nodeName", "bad file")
 }

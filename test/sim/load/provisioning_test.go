@@ -1,10 +1,10 @@
 package load_test
 
 import (
-	"reflect"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/spreadscale/spreadscale/test/sim"
 )
@@ -42,9 +42,7 @@ spec: {maxSize: 3, template: {status: {capacity: {cpu: "1"}}}}
 		"broken": {Error: "out of capacity in zone-c", NeverRegisters: true},
 		"plain":  {},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("provisioning = %+v, want %+v", got, want)
-	}
+	assert.Equal(t, want, got, "provisioning")
 }
 
 // An invalid or negative delay and an unknown field are input errors naming
@@ -69,7 +67,9 @@ spec: {maxSize: 3, template: {status: {capacity: {cpu: "1"}}}, provisioning: {de
 		`document 1 (NodeGroup g1): spec.provisioning.delay: invalid duration "soon" (want a Go duration such as 90s or 2m30s)`,
 		`document 2 (NodeGroup g2): spec.provisioning.delay: -5s must not be negative`,
 	}
-	if len(got) != 3 || !reflect.DeepEqual(got[:2], want) || !strings.Contains(got[2], "document 3") || !strings.Contains(got[2], "delai") {
-		t.Errorf("problems:\n%s\nwant:\n%s\nand an unknown-field problem for document 3", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if assert.Len(t, got, 3, "problems: want two and an unknown-field problem for document 3") {
+		assert.Equal(t, want, got[:2], "problems")
+		assert.Contains(t, got[2], "document 3", "the unknown-field problem")
+		assert.Contains(t, got[2], "delai", "the unknown-field problem")
 	}
 }

@@ -115,9 +115,7 @@ spec: {containers: [{name: db, image: postgres}]}
 			require.Len(t, s.Pods, tc.want)
 			var created []string
 			for _, p := range s.Pods {
-				if p.CreationTimestamp.IsZero() {
-					t.Fatalf("pod %s has no creationTimestamp", p.Name)
-				}
+				require.False(t, p.CreationTimestamp.IsZero(), "pod %s has no creationTimestamp", p.Name)
 				if !strings.HasPrefix(p.Name, "bare-") && !strings.Contains(tc.input, "name: "+p.Name+",") {
 					created = append(created, p.Name)
 				}
