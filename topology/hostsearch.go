@@ -142,13 +142,23 @@ func (sp *shareProblem) hostFinalOrder(t shareState, budget *int) ([]int, bool) 
 }
 
 // hostRobust reports whether, with the nodes of t registered, every order
-// in which the scheduler may bind the pods reaches t's number of pods: no
-// vector it can reach with fewer is a dead end (the scheduler may use any
-// node with room, not only t's). budget bounds the vectors it visits; out
-// of budget, it reports false.
+// in which the scheduler may bind the pods reaches t's number of pods (see
+// reachesWithoutDeadEnd); a step is one more pod on any node that passes
+// the final view (the scheduler may use any node with room, not only t's).
 func (sp *shareProblem) hostRobust(t shareState, budget *int) bool {
-	hm := sp.host
-	pods := sp.total(t)
+	fits := func(v shareState, q int) bool { return sp.hostFits(v, t, q) }
+	return sp.reachesWithoutDeadEnd(len(t), sp.total(t), fits, sp.host.canonical, budget)
+}
+
+// reachesWithoutDeadEnd reports whether every walk from the zero vector of
+// length n, one pod per step along the steps fits allows, reaches pods
+// pods: no vector it can reach with fewer is a dead end (one without a
+// step). canonical, when set, maps each vector to its representative (each
+// step then works on a copy; without it, the walk steps in place). budget
+// bounds the vectors it visits, across calls; out of budget, it reports
+// false.
+func (sp *shareProblem) reachesWithoutDeadEnd(n, pods int, fits func(v shareState, q int) bool,
+	canonical func(shareState), budget *int) bool {
 	seen := map[string]bool{}
 	var rec func(v shareState) bool
 	rec = func(v shareState) bool {
@@ -166,20 +176,29 @@ func (sp *shareProblem) hostRobust(t shareState, budget *int) bool {
 		*budget--
 		moved := false
 		for q := range v {
-			if !sp.hostFits(v, t, q) {
+			if !fits(v, q) {
 				continue
 			}
 			moved = true
+			if canonical == nil {
+				v[q]++
+				ok := rec(v)
+				v[q]--
+				if !ok {
+					return false
+				}
+				continue
+			}
 			next := append(shareState(nil), v...)
 			next[q]++
-			hm.canonical(next)
+			canonical(next)
 			if !rec(next) {
 				return false
 			}
 		}
 		return moved
 	}
-	return rec(make(shareState, len(t)))
+	return rec(make(shareState, n))
 }
 
 // pickPlan returns the first of cands (sorted best first) that has a

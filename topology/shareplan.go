@@ -98,43 +98,12 @@ func antiAffinityCap(pod *v1.Pod) int {
 
 // comboRobust reports whether, with the nodes combo vector x adds
 // registered (see finalCaps), every order in which the scheduler may bind
-// the pods reaches x's number of pods: no vector it can reach with fewer
-// is a dead end. budget bounds the vectors it visits; out of budget, it
-// reports false.
+// the pods reaches x's number of pods (see reachesWithoutDeadEnd); a step
+// is one more pod on a combo with room that passes the final view.
 func (sp *shareProblem) comboRobust(x shareState, budget *int) bool {
 	caps := sp.finalCaps(x)
-	pods := sp.total(x)
-	seen := map[string]bool{}
-	var rec func(y shareState) bool
-	rec = func(y shareState) bool {
-		if sp.total(y) >= pods {
-			return true
-		}
-		k := y.key()
-		if seen[k] {
-			return true
-		}
-		if *budget <= 0 {
-			return false
-		}
-		seen[k] = true
-		*budget--
-		moved := false
-		for j := range y {
-			if y[j] >= caps[j] || !sp.fitsFinal(y, x, j) {
-				continue
-			}
-			moved = true
-			y[j]++
-			ok := rec(y)
-			y[j]--
-			if !ok {
-				return false
-			}
-		}
-		return moved
-	}
-	return rec(make(shareState, len(x)))
+	fits := func(y shareState, j int) bool { return y[j] < caps[j] && sp.fitsFinal(y, x, j) }
+	return sp.reachesWithoutDeadEnd(len(x), sp.total(x), fits, nil, budget)
 }
 
 // finalCaps is, per combo, the pods its nodes take once x's nodes exist:
