@@ -1,8 +1,6 @@
 package topology
 
 import (
-	"sync"
-
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -16,9 +14,12 @@ import (
 // one is comparing two numbers. A spec that differs only in form, such as a
 // memory request of 1Ki against one of 1024 (quantities keep their
 // suffix), gets another id: comparisons are conservative. Pods must not be
-// modified while it is in use. Safe for concurrent use.
+// modified while it is in use.
+//
+// Not safe for concurrent use: one loop's planning and the adapters that
+// read its plan run on one goroutine, and a PodFacts must only be used
+// from that goroutine (it takes no lock).
 type PodFacts struct {
-	mu    sync.Mutex
 	byPod map[*v1.Pod]*podFacts
 	// specs interns the encodings; unencodable counts the specs that could
 	// not be encoded, each an id of its own.
@@ -42,7 +43,7 @@ func NewPodFacts() *PodFacts {
 	return &PodFacts{byPod: map[*v1.Pod]*podFacts{}, specs: map[string]int{}}
 }
 
-// of returns pod's record, created empty on first use; the caller holds mu.
+// of returns pod's record, created empty on first use.
 func (f *PodFacts) of(pod *v1.Pod) *podFacts {
 	r, ok := f.byPod[pod]
 	if !ok {
@@ -54,8 +55,6 @@ func (f *PodFacts) of(pod *v1.Pod) *podFacts {
 
 // ClassKey is ClassOf(pod).
 func (f *PodFacts) ClassKey(pod *v1.Pod) ClassKey {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	r := f.of(pod)
 	if !r.classDone {
 		r.class, r.classDone = ClassOf(pod), true
@@ -66,8 +65,6 @@ func (f *PodFacts) ClassKey(pod *v1.Pod) ClassKey {
 // SpecID identifies pod's spec: pods with equal specs (equal encodings)
 // have the same id, never 0.
 func (f *PodFacts) SpecID(pod *v1.Pod) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	r := f.of(pod)
 	if r.spec != 0 {
 		return r.spec
@@ -91,8 +88,6 @@ func (f *PodFacts) SpecID(pod *v1.Pod) int {
 // requests are pod's requests, with their requestKey when withKey is set
 // (a pending pod's; a bound pod's requests are only summed).
 func (f *PodFacts) requests(pod *v1.Pod, withKey bool) requests {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	r := f.of(pod)
 	if !r.reqDone {
 		r.req, r.reqDone = newRequests(pod), true
