@@ -56,7 +56,7 @@ func (p *planner) place(pod *v1.Pod) error {
 	}
 	// Unplaced: collect why the other places were not valid (the first
 	// attempt, which usually succeeds, does not pay for it).
-	p.candidates(pod, c, &diag)
+	p.diagnose(pod, c, &diag)
 	r := p.explain(pod, c, &diag)
 	if c.shares != nil && c.shares.reason != nil {
 		r = c.shares.reason
@@ -82,23 +82,22 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	return s
 }
 
-// candidates returns every place that admits pod on the scheduler view and
-// has capacity, best first; diag collects why the others do not.
-func (p *planner) candidates(pod *v1.Pod, c *class, diag *diagnosis) []candidate {
+// diagnose collects in diag why the places that have capacity do not
+// admit pod on the scheduler view. The stream, which places pods, reads
+// only as many places as it needs and records nothing; an unplaced pod
+// pays for this full pass (candidates_oracle_test.go holds the same pass
+// as the eager enumerator the stream must agree with).
+func (p *planner) diagnose(pod *v1.Pod, c *class, diag *diagnosis) {
 	req := p.requestsOf(pod)
-	valid := p.fixedCandidates(c, req, diag, true)
+	p.fixedCandidates(c, req, diag, true)
 	for _, pn := range p.plannedWithRoom(req) {
 		if c.failed[pn.Name] {
 			continue
 		}
-		if r := c.counts.admit(pn.Node, false, diag != nil); r != nil {
+		if r := c.counts.admit(pn.Node, false, true); r != nil {
 			diag.spread(r, pn.Group)
-			continue
 		}
-		valid = append(valid, p.candidate(c, pn.Node, p.byGroup[pn.Group], pn))
 	}
-	slices.SortStableFunc(valid, compareCandidates)
-	return valid
 }
 
 // fixedCandidates returns the existing nodes and the groups' next nodes

@@ -258,7 +258,7 @@ func TestStreamYieldsTheEagerCandidateOrder(t *testing.T) {
 			c := p.classOf(pod)
 			require.NoError(t, c.err, "seed %d pod %s", seed, pod.Name)
 			// The eager list shares its buffer with the stream's: copy it.
-			eager := append([]candidate(nil), p.candidates(pod, c, nil)...)
+			eager := append([]candidate(nil), p.eagerCandidates(pod, c)...)
 			s := p.stream(pod, c)
 			var lazy []candidate
 			for {
