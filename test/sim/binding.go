@@ -19,13 +19,16 @@ func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (in
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	total := 0
 	for {
+		if err := r.sched.beginPass(ctx, nodes, r.bound); err != nil {
+			return 0, err
+		}
 		boundThisPass := 0
 		var still []*apiv1.Pod
 		for _, p := range r.pending {
 			if err := ctx.Err(); err != nil {
 				return 0, err
 			}
-			node, why, err := r.sched.schedule(ctx, p, nodes, r.bound)
+			node, why, err := r.sched.schedule(ctx, p)
 			if err != nil {
 				return 0, err
 			}
@@ -40,6 +43,9 @@ func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (in
 			delete(r.schedReason, podKey(p))
 			p.Spec.NodeName = node
 			r.bound = append(r.bound, p)
+			if err := r.sched.bind(ctx, p); err != nil {
+				return 0, err
+			}
 			res.Pods = append(res.Pods, Placement{Namespace: p.Namespace, Name: p.Name, Node: node, NodeGroup: r.nodeGroupOf[node], Loop: loop})
 			boundThisPass++
 		}

@@ -37,13 +37,16 @@ func (r *runner) runDaemonSets(ctx context.Context) error {
 	nodes := slices.Clone(r.nodes)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	has := r.daemonPodsByNode()
+	if err := r.sched.beginPass(ctx, nodes, r.bound); err != nil {
+		return err
+	}
 	for _, n := range nodes {
 		for _, ds := range r.scenario.DaemonSets {
 			if should, _ := daemon.NodeShouldRunDaemonPod(n, ds); !should || has[daemonNodeKey{ds.UID, n.Name}] {
 				continue
 			}
 			p := r.newDaemonPod(ds, n.Name)
-			node, why, err := r.sched.schedule(ctx, p, nodes, r.bound)
+			node, why, err := r.sched.schedule(ctx, p)
 			if err != nil {
 				return err
 			}
@@ -56,6 +59,9 @@ func (r *runner) runDaemonSets(ctx context.Context) error {
 			}
 			p.Spec.NodeName = node
 			r.bound = append(r.bound, p)
+			if err := r.sched.bind(ctx, p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

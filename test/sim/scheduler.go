@@ -8,10 +8,12 @@ import (
 	"sync"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 	schedconfiglatest "k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
@@ -26,10 +28,27 @@ import (
 // total score. kube-scheduler breaks ties among top-scored nodes at random;
 // here the tie is broken by a source seeded from Config.Seed over the tied
 // nodes sorted by name.
+//
+// Like kube-scheduler, it keeps the cluster in the scheduler's own cache
+// (backend/cache) and brings its snapshot up to date incrementally before
+// every scheduling cycle (Cache.UpdateSnapshot): a pass (beginPass) loads
+// the nodes and bound pods once, and each pod the pass binds is added to
+// the cache (bind), so a cycle costs what changed, not the whole cluster.
 type scheduler struct {
 	fwk    schedframework.Framework
 	lister *snapshotLister
 	rng    *rand.Rand
+	cancel context.CancelFunc
+	// pass is the scheduling pass under way (nil before the first).
+	pass *schedulingPass
+}
+
+// schedulingPass is one pass of scheduling cycles over a fixed set of
+// nodes: the scheduler cache holding them and the bound pods, and the
+// nodes sorted by name.
+type schedulingPass struct {
+	cache  schedcache.Cache
+	nodes  []*apiv1.Node
 	cancel context.CancelFunc
 }
 
@@ -109,14 +128,70 @@ func newScheduler(ctx context.Context, rng *rand.Rand, vols *volumes) (*schedule
 	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel}, nil
 }
 
-// close stops the framework's background goroutines.
-func (s *scheduler) close() { s.cancel() }
+// close stops the framework's and the cache's background goroutines.
+func (s *scheduler) close() {
+	s.endPass()
+	s.cancel()
+}
 
-// schedule returns the node kube-scheduler would bind pod to, given nodes
-// (sorted by name) and the pods bound to them, or "" and the scheduler's
-// failure message ("0/N nodes are available: ...").
-func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod, nodes []*apiv1.Node, bound []*apiv1.Pod) (string, string, error) {
-	s.lister.snap = schedcache.NewSnapshot(bound, nodes)
+// beginPass starts a pass over nodes (sorted by name) and the pods bound
+// to them: a new scheduler cache holding them and a new snapshot.
+func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []*apiv1.Pod) error {
+	s.endPass()
+	ctx, cancel := context.WithCancel(ctx)
+	logger := klog.FromContext(ctx)
+	cache := schedcache.New(ctx, 0)
+	for _, n := range nodes {
+		cache.AddNode(logger, n)
+	}
+	for _, p := range bound {
+		if err := cache.AddPod(logger, cacheable(p)); err != nil {
+			cancel()
+			return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(p), err)
+		}
+	}
+	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel}
+	s.lister.snap = schedcache.NewEmptySnapshot()
+	return nil
+}
+
+// endPass stops the pass's cache.
+func (s *scheduler) endPass() {
+	if s.pass != nil {
+		s.pass.cancel()
+		s.pass = nil
+	}
+}
+
+// bind adds pod, bound (spec.nodeName set), to the pass's cache, as
+// kube-scheduler's cache learns of a binding.
+func (s *scheduler) bind(ctx context.Context, pod *apiv1.Pod) error {
+	if err := s.pass.cache.AddPod(klog.FromContext(ctx), cacheable(pod)); err != nil {
+		return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(pod), err)
+	}
+	return nil
+}
+
+// cacheable is pod as the scheduler cache takes it: the cache keys pods by
+// UID, which an API server always sets; a scenario's pod without one gets
+// a copy with a UID made of its namespace and name (unique in a cluster).
+func cacheable(pod *apiv1.Pod) *apiv1.Pod {
+	if pod.UID != "" {
+		return pod
+	}
+	cp := *pod
+	cp.UID = types.UID("sim-" + pod.Namespace + "/" + pod.Name)
+	return &cp
+}
+
+// schedule returns the node kube-scheduler would bind pod to in the
+// current pass (beginPass), or "" and the scheduler's failure message
+// ("0/N nodes are available: ...").
+func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, string, error) {
+	if err := s.pass.cache.UpdateSnapshot(klog.FromContext(ctx), s.lister.snap); err != nil {
+		return "", "", fmt.Errorf("sim: scheduler snapshot: %w", err)
+	}
+	nodes := s.pass.nodes
 	state := schedframework.NewCycleState()
 	diagnosis := schedframework.Diagnosis{
 		NodeToStatus:         schedframework.NewDefaultNodeToStatus(),
