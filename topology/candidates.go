@@ -34,7 +34,7 @@ func (p *planner) place(pod *v1.Pod) error {
 		return nil
 	}
 	spec := p.facts.SpecID(pod)
-	if r := c.cappedReason(pod, spec, p.stateFor(c)); r != nil {
+	if r := p.memo.cappedReason(c, pod, spec); r != nil {
 		p.unplaced(pod, r)
 		return nil
 	}
@@ -62,7 +62,7 @@ func (p *planner) place(pod *v1.Pod) error {
 		r = c.shares.reason
 	}
 	p.unplaced(pod, r)
-	c.recordCapped(pod, spec, r, p.stateFor(c))
+	p.memo.recordCapped(c, pod, spec, r)
 	return nil
 }
 
@@ -74,8 +74,8 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	s := &candidateStream{p: p, c: c, req: req, fixed: p.fixedCandidates(c, req, nil, false)}
 	slices.SortStableFunc(s.fixed, compareCandidates)
 	if len(p.planned) > 0 {
-		for _, b := range p.plannedByDomain(c, req).buckets {
-			sk := c.skipFor(b)
+		for _, b := range p.memo.plannedByDomain(DomainKeys(c.spread), req, p.planned).buckets {
+			sk := p.memo.skipFor(c, b)
 			s.domains = append(s.domains, domainCursor{b: b, at: sk.at, skip: sk, unbroken: true})
 		}
 	}
@@ -106,16 +106,14 @@ func (p *planner) diagnose(pod *v1.Pod, c *class, diag *diagnosis) {
 // the stream checks a candidate (valid) only when it reaches it, and the
 // first one it reaches is usually taken.
 func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis, check bool) []candidate {
-	// One buffer serves every pod: a pod's candidates are used up before
-	// the next pod's are collected.
-	out := p.fixedBuf[:0]
-	defer func() { p.fixedBuf = out[:0] }()
+	out := p.memo.candidateBuffer()
+	defer func() { p.memo.releaseCandidates(out) }()
 	if len(p.planned) > 0 {
 		// Existing nodes only become possible once the plan has added a
 		// node (pending pods did not fit them when the loop started).
 		for _, e := range p.existingWithRoom(req) {
 			cand := p.candidate(c, e.topo.Node, nil, nil)
-			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing)
+			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing.list)
 			cand.unchecked = !check
 			if !check || p.valid(c, &cand, diag) {
 				out = append(out, cand)
@@ -261,12 +259,9 @@ func (a *candidate) less(b *candidate) bool {
 // templateNode is the node group g would add next. The same node is
 // returned until g adds it (open advances g.next); callers do not modify it.
 func (p *planner) templateNode(g *groupState) *v1.Node {
-	if g.nextNode != nil && g.nextNodeAt == g.next {
-		return g.nextNode
-	}
-	n := NodeFromTemplate(g.Template, p.nodeName(g.Name, g.next))
-	g.nextNode, g.nextNodeAt = n, g.next
-	return n
+	return p.memo.templateNode(g, func() *v1.Node {
+		return NodeFromTemplate(g.Template, p.nodeName(g.Name, g.next))
+	})
 }
 
 // NodeFromTemplate returns a new node of a group: a copy of the group's
@@ -303,6 +298,7 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 		for i := 0; i < n; i++ {
 			if !p.req.Limits.AllowNode(g.Name) {
 				p.limited = true
+				p.memo.limiterRefused()
 				return nil, nil
 			}
 		}
@@ -319,8 +315,7 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 		if err := p.req.Cluster.AddNode(g.Name, node); err != nil {
 			return nil, fmt.Errorf("plan: adding node %s of group %s: %w", node.Name, g.Name, err)
 		}
-		p.version++
-		p.nodesAdded++
+		p.memo.nodeAdded()
 		pn := &plannedState{PlannedNode: &PlannedNode{Name: node.Name, Group: g.Name, Node: node},
 			topo: &Node{Node: node, Group: g.Name, Planned: true}, order: len(p.planned),
 			free: newFreeResources(node.Status.Allocatable, nil)}
@@ -344,7 +339,7 @@ func (p *planner) bind(pod *v1.Pod, c *class, pn *plannedState) error {
 	if err := p.req.Cluster.AddPod(pod, pn.Name); err != nil {
 		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), pn.Name, err)
 	}
-	p.placedPod(pod)
+	p.memo.podPlaced(pod)
 	c.shares.take(pn.Node)
 	pn.Pods = append(pn.Pods, pod)
 	pn.topo.Pods = append(pn.topo.Pods, pod)

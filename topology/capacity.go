@@ -17,22 +17,10 @@ func (p *planner) capacityOf(g *groupState, detail bool) *Reason {
 	}
 	// Capacity only changes when the plan adds a node or the limiter
 	// refuses one: every pod asks it of every group in between.
-	at := capacityAt{nodes: p.nodesAdded + 1, limited: p.limited}
-	if g.capacityAt != at {
-		g.capacityAt, g.noCapacity = at, p.capacityDetail(g, false) != nil
-	}
-	if g.noCapacity {
+	if p.memo.noCapacity(g, func() bool { return p.capacityDetail(g, false) != nil }) {
 		return noCapacity
 	}
 	return nil
-}
-
-// capacityAt is the planner state a group's cached capacity was computed
-// in: nodes added (plus one, so that the zero value is never current) and
-// whether the limiter refused a node.
-type capacityAt struct {
-	nodes   int
-	limited bool
 }
 
 func (p *planner) capacityDetail(g *groupState, detail bool) *Reason {

@@ -17,29 +17,15 @@ import (
 type class struct {
 	spread *Spread
 	counts *Counts
-	failed map[string]bool // planned nodes where Cluster rejected the class
-	// skips are the class's skip positions in the buckets of planned nodes.
-	skips map[*domainBucket]*bucketSkip
+	// failed are the nodes where the Cluster rejected the class (only more
+	// pods arrive on a node, so a rejection stays one; the shares plan
+	// around them).
+	failed map[string]bool
 	// exemplar is the class's first pod; placed are the class's pods the
 	// plan placed, with their nodes.
 	exemplar *v1.Pod
 	placed   []podRef
-	// countedIn are the Counts that may count the class's pods, among the
-	// planner's first countsSeen (see countsOf).
-	countedIn  []*Counts
-	countsSeen int
-	err        error
-	// fitsNew records, by group, the planner's cluster version (plus one)
-	// at which the group's next node passed Cluster.CheckNew for a pod of
-	// spec fitSpec (a PodFacts.SpecID); explain reuses it for pods of that
-	// spec while nothing changed.
-	fitsNew map[string]int
-	fitSpec int
-	// capped is the limit reason of the class's last unplaced pod,
-	// cappedSpec that pod's spec and cappedAt the planner's state then.
-	capped     *Reason
-	cappedSpec int
-	cappedAt   planState
+	err      error
 	// rank is Request.Rank for the class (nil: Universe order).
 	rank map[string]int
 	// groups is the number of groups, the rank of groups rank leaves out
@@ -219,69 +205,6 @@ func nodeSelectorKey(nodeSelector map[string]string) string {
 		b.WriteString(nodeSelector[k])
 	}
 	return b.String()
-}
-
-// limitKinds are the reasons that name no pod: a limit (max size, node
-// count, resources) stopped the plan.
-var limitKinds = map[ReasonKind]bool{ReasonMaxSize: true, ReasonClusterLimit: true, ReasonResourceLimit: true}
-
-// planState is what a class's capped reason depends on: the nodes added
-// to the plan, the pods with required pod anti-affinity placed, the class's
-// counts, and for a pod with inter-pod terms of its own every change at all
-// (version).
-type planState struct {
-	version, nodes, antiAffinity, counts int
-}
-
-// stateFor returns the planner's state as it concerns class c.
-func (p *planner) stateFor(c *class) planState {
-	st := planState{version: p.version, nodes: p.nodesAdded, antiAffinity: p.antiAffinityPlaced}
-	if c.counts != nil {
-		st.counts = c.counts.changes
-	}
-	return st
-}
-
-// recordCapped remembers r, the reason pod (of spec, a PodFacts.SpecID)
-// stays unplaced, when a limit caused it.
-func (c *class) recordCapped(pod *v1.Pod, spec int, r *Reason, now planState) {
-	if !limitKinds[r.Kind] || HasRequiredPodAffinity(pod) {
-		c.capped = nil
-		return
-	}
-	c.capped, c.cappedAt, c.cappedSpec = r, now, spec
-}
-
-// cappedReason returns the class's limit reason for pod (of spec, a
-// PodFacts.SpecID) when pod has the spec of the class's last capped pod and
-// nothing it depends on changed since. The planner would then try the very
-// same candidates and fail them the same way, so the pods of a capped class
-// cost a comparison of two numbers each instead of a planning attempt
-// (with --max-nodes-per-scaleup reached, thousands of pods can be left).
-// What can change the outcome or its reason:
-//   - a node added to the plan (new candidates; the limits only tighten
-//     otherwise);
-//   - a change of the class's counts (a global minimum can rise);
-//   - a pod with required pod anti-affinity placed (the scheduler checks
-//     it against every pod it places afterwards, which can drop a group
-//     from the reason);
-//   - for a pod with inter-pod terms of its own, any pod placed.
-//
-// Pods placed elsewhere otherwise only take resources and pod slots, which
-// cannot let a pod fit where it did not.
-func (c *class) cappedReason(pod *v1.Pod, spec int, now planState) *Reason {
-	if c.capped == nil || spec != c.cappedSpec {
-		return nil
-	}
-	at := c.cappedAt
-	if hasInterPodTerms(pod) {
-		if at.version != now.version {
-			return nil
-		}
-	} else if at.nodes != now.nodes || at.antiAffinity != now.antiAffinity || at.counts != now.counts {
-		return nil
-	}
-	return c.capped
 }
 
 // hasInterPodTerms reports whether pod has required pod affinity or

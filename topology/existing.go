@@ -14,23 +14,32 @@ type existingState struct {
 	order int
 }
 
+// existingNodes are the universe's nodes as places for pending pods, in
+// universe order and by name. They are built when the plan first needs
+// them (pending pods did not fit them when the loop started, so a plan
+// without nodes never reads them).
+type existingNodes struct {
+	list   []*existingState
+	byName map[string]*existingState
+}
+
 // existingStates returns the universe's nodes as places for pending pods,
-// built on first use.
+// building them on first use.
 func (p *planner) existingStates() []*existingState {
-	if p.existing == nil {
-		p.existing = make([]*existingState, 0, len(p.u.Nodes))
-		p.existingByName = make(map[string]*existingState, len(p.u.Nodes))
+	if p.existing.list == nil {
+		p.existing.list = make([]*existingState, 0, len(p.u.Nodes))
+		p.existing.byName = make(map[string]*existingState, len(p.u.Nodes))
 		for i, n := range p.u.Nodes {
 			reqs := make([]requests, len(n.Pods))
 			for j, pod := range n.Pods {
 				reqs[j] = p.facts.requests(pod, false)
 			}
 			e := &existingState{topo: n, order: i, free: newFreeResources(n.Status.Allocatable, reqs)}
-			p.existing = append(p.existing, e)
-			p.existingByName[n.Name] = e
+			p.existing.list = append(p.existing.list, e)
+			p.existing.byName[n.Name] = e
 		}
 	}
-	return p.existing
+	return p.existing.list
 }
 
 // bindExisting places pod on the existing node e.
@@ -41,7 +50,7 @@ func (p *planner) bindExisting(pod *v1.Pod, c *class, e *existingState) error {
 	e.free.take(p.requestsOf(pod))
 	c.shares.take(e.topo.Node)
 	p.counted(c, pod, e.topo)
-	p.placedPod(pod)
+	p.memo.podPlaced(pod)
 	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: e.topo.Name, Group: e.topo.Group})
 	return nil
 }

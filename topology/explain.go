@@ -46,16 +46,13 @@ func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 // adding it changes the Cluster); a failure is always asked again, its
 // error names the pod.
 func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.Node) error {
-	if spec := p.facts.SpecID(pod); spec != c.fitSpec {
-		c.fitSpec, c.fitsNew = spec, map[string]int{}
-	}
-	if c.fitsNew[group] == p.version+1 {
+	if p.memo.fitsNew(c, p.facts.SpecID(pod), group) {
 		return nil
 	}
 	if err := p.req.Cluster.CheckNew(pod, group, node); err != nil {
 		return err
 	}
-	c.fitsNew[group] = p.version + 1
+	p.memo.fitNew(c, group)
 	return nil
 }
 

@@ -8,27 +8,15 @@ import (
 // The planner keeps one Counts per spread signature current as it places
 // pods. A placed pod can only change the Counts whose selectors match it,
 // and every pod of a class has the class's namespace and labels: which
-// Counts those are is found once per class and signature (countsOf), and a
-// Counts created mid-pass is brought up to date from the placements of the
-// classes it can count (newCounts), not by matching every planned pod.
-
-// countsOf returns the Counts a pod of class c may be counted in (a
-// superset, which Counts.AddPod narrows), extended with the Counts created
-// since the last call.
-func (p *planner) countsOf(c *class) []*Counts {
-	for _, cnt := range p.countList[c.countsSeen:] {
-		if cnt.mayCount(c.exemplar) {
-			c.countedIn = append(c.countedIn, cnt)
-		}
-	}
-	c.countsSeen = len(p.countList)
-	return c.countedIn
-}
+// Counts those are is found once per class and signature
+// (planMemo.countsOf), and a Counts created mid-pass is brought up to date
+// from the placements of the classes it can count (newCounts), not by
+// matching every planned pod.
 
 // counted records pod, of class c, placed on n in every Counts that counts
 // it.
 func (p *planner) counted(c *class, pod *v1.Pod, n *Node) {
-	for _, cnt := range p.countsOf(c) {
+	for _, cnt := range p.memo.countsOf(c, p.countList) {
 		cnt.AddPod(pod, n)
 	}
 	c.placed = append(c.placed, podRef{pod: pod, node: n})

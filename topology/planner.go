@@ -20,14 +20,6 @@ type groupState struct {
 	rank    int
 	planned int
 	next    int
-	// nextNode caches templateNode's node, the one numbered nextNodeAt:
-	// every pod considers every group, and the node only changes when the
-	// group adds one.
-	nextNode   *v1.Node
-	nextNodeAt int
-	// noCapacity caches capacityOf without detail, computed at capacityAt.
-	noCapacity bool
-	capacityAt capacityAt
 }
 
 type planner struct {
@@ -45,26 +37,12 @@ type planner struct {
 	nodeCount int
 	limited   bool // the estimation limiter refused a node
 	budget    ResourceBudget
-	// version counts the nodes and pods added to the Cluster, nodesAdded
-	// the nodes and antiAffinityPlaced the pods with required pod
-	// anti-affinity.
-	version, nodesAdded, antiAffinityPlaced int
-	// existing are the universe's nodes as places for pending pods, built
-	// on first use.
-	existing       []*existingState
-	existingByName map[string]*existingState
-	// withRoom holds, per requestKey, the nodes that had room for that
-	// request at its last check.
-	withRoom map[string]*withRoom
-	// domains holds the planned nodes by domain, per domain keys and
-	// request (see candidateStream).
-	domains map[domainsKey]*plannedDomains
-	// fixedBuf is reused by fixedCandidates for every pod.
-	fixedBuf []candidate
-	// lastRequests are the requests of the pod being placed.
-	lastRequests requests
+	// existing are the universe's nodes as places for pending pods.
+	existing existingNodes
 	// classPods is the number of pending pods of each class.
 	classPods map[ClassKey]int
+	// memo holds the pass's speed-up caches (see planMemo).
+	memo *planMemo
 }
 
 // PlanScaleUp decides which groups to scale and by how much so that the pending
@@ -126,14 +104,6 @@ func PlanScaleUp(req Request) (*Plan, error) {
 	}
 }
 
-// placedPod counts a pod added to the Cluster.
-func (p *planner) placedPod(pod *v1.Pod) {
-	p.version++
-	if HasRequiredPodAntiAffinity(pod) {
-		p.antiAffinityPlaced++
-	}
-}
-
 // maxRounds bounds re-planning; each round starts with the nodes of the
 // previous one, and in practice the second round holds.
 const maxRounds = 4
@@ -147,6 +117,7 @@ func newPlanner(req Request) *planner {
 		classes: map[ClassKey]*class{},
 		counts:  map[spreadSignature]*Counts{},
 		plan:    &Plan{NewNodes: map[string]int{}},
+		memo:    newPlanMemo(len(req.Universe.Groups)),
 	}
 	if p.facts == nil {
 		p.facts = NewPodFacts()
@@ -233,7 +204,7 @@ func (p *planner) holdsInFinalView() bool {
 		if c.spread == nil || !c.spread.HasHard() {
 			continue
 		}
-		node := p.existingByName[pl.Node].nodeOrNil()
+		node := p.existing.byName[pl.Node].nodeOrNil()
 		if pn, ok := byName[pl.Node]; ok {
 			node = pn.Node
 		}

@@ -75,13 +75,9 @@ type requests struct {
 	key  string
 }
 
-// requestsOf returns pod's requests (the universe's memo, read once for
-// consecutive calls).
+// requestsOf returns pod's requests (see planMemo.requestsOf).
 func (p *planner) requestsOf(pod *v1.Pod) requests {
-	if p.lastRequests.pod != pod {
-		p.lastRequests = p.facts.requests(pod, true)
-	}
-	return p.lastRequests
+	return p.memo.requestsOf(p.facts, pod)
 }
 
 func newRequests(pod *v1.Pod) requests {
@@ -121,22 +117,9 @@ type withRoom struct {
 	plannedSeen int
 }
 
-// roomFor returns the list of nodes with room for req's request.
-func (p *planner) roomFor(req requests) *withRoom {
-	if p.withRoom == nil {
-		p.withRoom = map[string]*withRoom{}
-	}
-	w, ok := p.withRoom[req.key]
-	if !ok {
-		w = &withRoom{existing: p.existingStates()}
-		p.withRoom[req.key] = w
-	}
-	return w
-}
-
 // existingWithRoom returns the existing nodes with room for req.
 func (p *planner) existingWithRoom(req requests) []*existingState {
-	w := p.roomFor(req)
+	w := p.memo.roomFor(req, p.existingStates())
 	kept := w.existing[:0]
 	if !w.ownsExisting {
 		kept = nil
@@ -153,7 +136,7 @@ func (p *planner) existingWithRoom(req requests) []*existingState {
 // plannedWithRoom returns the planned nodes with room for req, in planned
 // order.
 func (p *planner) plannedWithRoom(req requests) []*plannedState {
-	w := p.roomFor(req)
+	w := p.memo.roomFor(req, p.existingStates())
 	kept := w.planned[:0]
 	for _, pn := range w.planned {
 		if pn.free.room(req) {

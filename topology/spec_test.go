@@ -72,7 +72,7 @@ func TestSpecIDsAreEqualExactlyForEqualSpecs(t *testing.T) {
 func TestCappedReasonFollowsTheSpec(t *testing.T) {
 	f := NewPodFacts()
 	a1, a2, b1 := specPod("a-1", "1", "1Gi"), specPod("a-2", "1", "1Gi"), specPod("b-1", "500m", "1Gi")
-	var c class
+	var c cappedMemo
 	why := &Reason{Kind: ReasonMaxSize, Message: "at max size"}
 	assert.Nil(t, c.cappedReason(a1, f.SpecID(a1), planState{}), "nothing capped yet")
 	c.recordCapped(a1, f.SpecID(a1), why, planState{})

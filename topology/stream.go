@@ -54,22 +54,6 @@ type bucketSkip struct {
 	at, gen, raises int
 }
 
-// skipFor returns the class's valid skip position in b.
-func (c *class) skipFor(b *domainBucket) *bucketSkip {
-	if c.skips == nil {
-		c.skips = map[*domainBucket]*bucketSkip{}
-	}
-	sk, ok := c.skips[b]
-	if !ok {
-		sk = &bucketSkip{}
-		c.skips[b] = sk
-	}
-	if raises := c.counts.raises(perNodeConstraints); sk.gen != b.gen || sk.raises != raises {
-		*sk = bucketSkip{gen: b.gen, raises: raises}
-	}
-	return sk
-}
-
 // pop returns the next candidate, false when there is none.
 func (s *candidateStream) pop() (candidate, bool) {
 	best := -1 // index into domains, or -1 for fixed
@@ -194,30 +178,6 @@ type plannedDomains struct {
 
 type domainsKey struct {
 	keys, request string
-}
-
-// plannedByDomain returns the planned nodes with room for req grouped by
-// the class's domains (its hard constraints' keys, hostname excluded),
-// including the nodes planned since the last call.
-func (p *planner) plannedByDomain(c *class, req requests) *plannedDomains {
-	keys := DomainKeys(c.spread)
-	k := domainsKey{keys: strings.Join(keys, "\x00"), request: req.key}
-	if p.domains == nil {
-		p.domains = map[domainsKey]*plannedDomains{}
-	}
-	pd, ok := p.domains[k]
-	if !ok {
-		pd = &plannedDomains{keys: keys, byValues: map[string]*domainBucket{}, missing: &domainBucket{}}
-		p.domains[k] = pd
-	}
-	for _, pn := range p.planned[pd.seen:] {
-		pd.add(pn)
-	}
-	pd.seen = len(p.planned)
-	for _, b := range pd.buckets {
-		b.compact()
-	}
-	return pd
 }
 
 func (pd *plannedDomains) add(pn *plannedState) {
