@@ -65,13 +65,10 @@ type groupMemo struct {
 	capacityAt int
 }
 
-func newPlanMemo(groups int) *planMemo {
-	return &planMemo{
-		classes:  map[*class]*classMemo{},
-		groups:   make([]groupMemo, groups),
-		withRoom: map[string]*withRoom{},
-		domains:  map[domainsKey]*plannedDomains{},
-	}
+// newPlanMemo returns an empty memo for a pass over groups groups; the
+// per-request entries are made on first use.
+func newPlanMemo(groups int) planMemo {
+	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups)}
 }
 
 // nodeAdded records a node added to the Cluster.
@@ -147,6 +144,9 @@ func (m *planMemo) releaseCandidates(buf []candidate) {
 // roomFor returns the lists of nodes with room for req's request, the
 // existing nodes starting as all.
 func (m *planMemo) roomFor(req requests, all []*existingState) *withRoom {
+	if m.withRoom == nil {
+		m.withRoom = map[string]*withRoom{}
+	}
 	w, ok := m.withRoom[req.key]
 	if !ok {
 		w = &withRoom{existing: all}
@@ -159,6 +159,9 @@ func (m *planMemo) roomFor(req requests, all []*existingState) *withRoom {
 // their values of keys, including the nodes planned since the last call.
 func (m *planMemo) plannedByDomain(keys []string, req requests, planned []*plannedState) *plannedDomains {
 	k := domainsKey{keys: strings.Join(keys, "\x00"), request: req.key}
+	if m.domains == nil {
+		m.domains = map[domainsKey]*plannedDomains{}
+	}
 	pd, ok := m.domains[k]
 	if !ok {
 		pd = &plannedDomains{keys: keys, byValues: map[string]*domainBucket{}, missing: &domainBucket{}}

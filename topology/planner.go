@@ -42,7 +42,7 @@ type planner struct {
 	// classPods is the number of pending pods of each class.
 	classPods map[ClassKey]int
 	// memo holds the pass's speed-up caches (see planMemo).
-	memo *planMemo
+	memo planMemo
 }
 
 // PlanScaleUp decides which groups to scale and by how much so that the pending
