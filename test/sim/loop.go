@@ -30,9 +30,11 @@ import (
 // and no node deletion is under way.
 func (r *runner) run(ctx context.Context) (*Result, error) {
 	res := &Result{}
+	start := time.Now()
 	if _, err := r.schedulePending(ctx, 0, res); err != nil {
 		return nil, err
 	}
+	addSince(&r.timings.Scheduler, start)
 	stoppedByMaxLoops := false
 	for loop := 1; ; loop++ {
 		if len(r.pending) == 0 {
@@ -75,9 +77,11 @@ func (r *runner) runLoop(ctx context.Context, loop int, res *Result) (Loop, bool
 	now := simEpoch.Add(at)
 	r.clock.set(now)
 	l := Loop{Time: at, PendingPods: len(r.pending)}
+	start := time.Now()
 	if err := r.autoscale(ctx, loop, &l); err != nil {
 		return Loop{}, false, err
 	}
+	addSince(&r.timings.RunOnce, start)
 	l.FailedScaleUps = r.backoff.takeFailures()
 	if evicted := r.api.takeEvictions(); len(evicted) > 0 {
 		l.EvictedPods = r.evictPods(evicted, now)
@@ -87,9 +91,11 @@ func (r *runner) runLoop(ctx context.Context, loop int, res *Result) (Loop, bool
 		return Loop{}, false, fmt.Errorf("sim: loop %d: %w", loop, err)
 	}
 	var err error
+	start = time.Now()
 	if l.BoundPods, err = r.schedulePending(ctx, loop, res); err != nil {
 		return Loop{}, false, err
 	}
+	addSince(&r.timings.Scheduler, start)
 	removed := r.deleteDueNodes(loop, now)
 	changed := len(l.ScaleUps) > 0 || l.BoundPods > 0 || len(l.ScaleDowns) > 0 || len(l.EvictedPods) > 0 || len(removed) > 0
 	return l, changed, nil
@@ -252,6 +258,7 @@ func (r *runner) autoscaleRest(ctx context.Context, loop int, l *Loop, nodes []*
 	case !r.actx.ScaleDownEnabled:
 		return nil
 	}
+	defer addSince(&r.timings.ScaleDown, time.Now())
 	return r.scaleDown(ctx, now, allNodes, as, st, l)
 }
 
@@ -308,7 +315,9 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 			readyNodes = append(readyNodes, n)
 		}
 	}
+	start := time.Now()
 	toHelp, err := r.procs.PodListProcessor.Process(r.actx, deepCopyAll(caUnschedulable(r.pending)))
+	addSince(&r.timings.PodListProcessor, start)
 	if err != nil {
 		return scaleUpOutcome{}, fmt.Errorf("sim: loop %d: CA pod list processor: %w", loop, err)
 	}
@@ -342,7 +351,9 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 		return scaleUpOutcome{}, nil
 	}
 	before := r.targetSizes()
+	start = time.Now()
 	st, aerr := r.orch.ScaleUp(toHelp, readyNodes, deepCopyAll(r.scenario.DaemonSets), nodeInfos, false)
+	addSince(&r.timings.ScaleUp, start)
 	if st != nil {
 		r.procs.ScaleUpStatusProcessor.Process(r.actx, st)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -90,7 +91,10 @@ type runner struct {
 	deleteOptions     options.NodeDeleteOptions
 	drainabilityRules rules.Rules
 	initialized       bool // RunOnce's one-time clean-up of ToBeDeleted taints ran
-	podGenerations    int  // pods recreated so far, for their names and uids
+	// timings receives the run's wall-clock times: Config.Timings, or a
+	// value nobody reads.
+	timings        *Timings
+	podGenerations int // pods recreated so far, for their names and uids
 	// lastScaleUpTime, lastScaleDownDeleteTime and lastScaleDownFailTime
 	// are RunOnce's cooldown clocks, in simulated time.
 	lastScaleUpTime, lastScaleDownDeleteTime, lastScaleDownFailTime time.Time
@@ -170,6 +174,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 	r := &runner{
 		scenario:    s,
 		cfg:         cfg,
+		timings:     cmp.Or(cfg.Timings, &Timings{}),
 		groups:      map[string]*NodeGroup{},
 		nodeGroupOf: map[string]string{},
 		initialSize: map[string]int{},

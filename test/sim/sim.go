@@ -152,6 +152,9 @@ type Config struct {
 	// requests are both below this share of its allocatable may be
 	// removed; nil means 0.5.
 	ScaleDownUtilizationThreshold *float64
+	// Timings, when set, receives the wall-clock time of the run's parts
+	// (see Timings).
+	Timings *Timings
 }
 
 // scaleDownEnabled reports whether the configuration runs CA's scale-down
