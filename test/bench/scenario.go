@@ -85,38 +85,8 @@ func Generate(p Params) sim.Scenario {
 		p.Deployments = 1
 	}
 	s := sim.Scenario{NodeGroupOf: make(map[string]string, p.Nodes)}
-	type groupRef struct {
-		name   string
-		m      machine
-		labels map[string]string
-	}
-	groups := p.Groups
-	if groups <= 0 {
-		groups = defaultGroups
-	}
-	var filled [][]groupRef // per zone, the groups that hold nodes
-	for z, zone := range Zones {
-		filled = append(filled, nil)
-		perZone := groups / len(Zones)
-		if z < groups%len(Zones) {
-			perZone++
-		}
-		for g := 0; g < perZone; g++ {
-			m := machines[g%len(machines)]
-			name := fmt.Sprintf("ng-%s-%02d", zone[len(zone)-1:], g)
-			labels := map[string]string{apiv1.LabelTopologyZone: zone, apiv1.LabelInstanceTypeStable: m.name}
-			if p.CapacityTypes {
-				labels[CapacityTypeLabel] = []string{"spot", "on-demand"}[(g/len(machines))%2]
-			}
-			s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{
-				Name: name, MinSize: 0, MaxSize: groupMax,
-				Template: sim.NewNode(name+"-template", m.milliCPU, m.memory, labels),
-			})
-			if g < perZone-emptyPerZone {
-				filled[z] = append(filled[z], groupRef{name, m, labels})
-			}
-		}
-	}
+	var filled [][]groupRef
+	s.NodeGroups, filled = generateGroups(p)
 
 	// Node i is in zone i%3, in that zone's filled groups round-robin.
 	type nodeRef struct {
@@ -188,6 +158,49 @@ func Generate(p Params) sim.Scenario {
 		s.Pods = append(s.Pods, pod)
 	}
 	return s
+}
+
+// groupRef is a generated group that holds nodes: its name, machine and
+// labels.
+type groupRef struct {
+	name   string
+	m      machine
+	labels map[string]string
+}
+
+// generateGroups returns the node groups of Generate, spread evenly over
+// the zones, and per zone the groups that hold nodes (all but the last
+// emptyPerZone).
+func generateGroups(p Params) ([]sim.NodeGroup, [][]groupRef) {
+	groups := p.Groups
+	if groups <= 0 {
+		groups = defaultGroups
+	}
+	var out []sim.NodeGroup
+	var filled [][]groupRef
+	for z, zone := range Zones {
+		filled = append(filled, nil)
+		perZone := groups / len(Zones)
+		if z < groups%len(Zones) {
+			perZone++
+		}
+		for g := 0; g < perZone; g++ {
+			m := machines[g%len(machines)]
+			name := fmt.Sprintf("ng-%s-%02d", zone[len(zone)-1:], g)
+			labels := map[string]string{apiv1.LabelTopologyZone: zone, apiv1.LabelInstanceTypeStable: m.name}
+			if p.CapacityTypes {
+				labels[CapacityTypeLabel] = []string{"spot", "on-demand"}[(g/len(machines))%2]
+			}
+			out = append(out, sim.NodeGroup{
+				Name: name, MinSize: 0, MaxSize: groupMax,
+				Template: sim.NewNode(name+"-template", m.milliCPU, m.memory, labels),
+			})
+			if g < perZone-emptyPerZone {
+				filled[z] = append(filled[z], groupRef{name, m, labels})
+			}
+		}
+	}
+	return out, filled
 }
 
 // deploymentLabels are the labels of Deployment d's pods.

@@ -233,22 +233,9 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejecting))))
 	}
 
-	var feasible []*schedframework.NodeInfo
-	for _, n := range candidates {
-		ni, err := s.lister.snap.Get(n.Name)
-		if err != nil {
-			return "", "", fmt.Errorf("sim: scheduler snapshot lost node %s: %w", n.Name, err)
-		}
-		st := s.fwk.RunFilterPlugins(ctx, state, pod, ni)
-		if st.IsSuccess() {
-			feasible = append(feasible, ni)
-			continue
-		}
-		if !st.IsRejected() {
-			return "", "", fmt.Errorf("sim: scheduling pod %s on node %s: %w", podKey(pod), n.Name, st.AsError())
-		}
-		diagnosis.NodeToStatus.Set(n.Name, st)
-		diagnosis.AddPluginStatus(st)
+	feasible, err := s.filter(ctx, state, pod, candidates, &diagnosis)
+	if err != nil {
+		return "", "", err
 	}
 	switch len(feasible) {
 	case 0:
@@ -279,4 +266,29 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 		return best[0], "", nil
 	}
 	return best[s.rng.IntN(len(best))], "", nil
+}
+
+// filter runs the Filter plugins for pod on every candidate node, in
+// order, and returns the feasible ones; each rejection is recorded in
+// diagnosis, as kube-scheduler's findNodesThatPassFilters does.
+func (s *scheduler) filter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, candidates []*apiv1.Node,
+	diagnosis *schedframework.Diagnosis) ([]*schedframework.NodeInfo, error) {
+	var feasible []*schedframework.NodeInfo
+	for _, n := range candidates {
+		ni, err := s.lister.snap.Get(n.Name)
+		if err != nil {
+			return nil, fmt.Errorf("sim: scheduler snapshot lost node %s: %w", n.Name, err)
+		}
+		st := s.fwk.RunFilterPlugins(ctx, state, pod, ni)
+		if st.IsSuccess() {
+			feasible = append(feasible, ni)
+			continue
+		}
+		if !st.IsRejected() {
+			return nil, fmt.Errorf("sim: scheduling pod %s on node %s: %w", podKey(pod), n.Name, st.AsError())
+		}
+		diagnosis.NodeToStatus.Set(n.Name, st)
+		diagnosis.AddPluginStatus(st)
+	}
+	return feasible, nil
 }
