@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -53,13 +55,9 @@ func benchSetup(b *testing.B) (*topology.Universe, *topology.Spread, []*v1.Node)
 	b.Helper()
 	nodes, pods, pod := benchCluster(b)
 	u, err := topology.NewUniverse(nodes, pods, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	s, err := topology.NewSpread(pod, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	return u, s, nodes
 }
 
@@ -68,9 +66,8 @@ func benchSetup(b *testing.B) (*topology.Universe, *topology.Spread, []*v1.Node)
 func BenchmarkCount(b *testing.B) {
 	u, s, _ := benchSetup(b)
 	c := u.Count(s)
-	if c.Domains(0) != 3 || c.Domains(1) != benchNodes {
-		b.Fatalf("domains %d/%d", c.Domains(0), c.Domains(1))
-	}
+	require.Equal(b, 3, c.Domains(0), "zone domains")
+	require.Equal(b, benchNodes, c.Domains(1), "hostname domains")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -99,9 +96,7 @@ func BenchmarkAdmitAllNodes(b *testing.B) {
 			admitted++
 		}
 	}
-	if admitted == 0 || admitted == len(nodes) {
-		b.Fatalf("%d of %d nodes admitted: the benchmark must exercise both outcomes", admitted, len(nodes))
-	}
+	require.True(b, admitted > 0 && admitted < len(nodes), "%d of %d nodes admitted: the benchmark must exercise both outcomes", admitted, len(nodes))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -117,9 +112,7 @@ func BenchmarkAdmitNew(b *testing.B) {
 	u, s, _ := benchSetup(b)
 	c := u.Count(s)
 	tmpl := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "template", Labels: map[string]string{keyHost: "template", keyZone: "zone-d"}}}
-	if r := c.AdmitNew(tmpl); r != nil {
-		b.Fatalf("AdmitNew: %v", r)
-	}
+	require.Nil(b, c.AdmitNew(tmpl), "AdmitNew")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

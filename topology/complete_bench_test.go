@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -32,13 +34,9 @@ func BenchmarkPlanMultiKey(b *testing.B) {
 				placed := 0
 				for i := 0; i < b.N; i++ {
 					u, err := topology.NewUniverse(nil, nil, groups, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
+					require.NoError(b, err)
 					plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: pending, Cluster: &exCluster{}})
-					if err != nil {
-						b.Fatal(err)
-					}
+					require.NoError(b, err)
 					placed = len(plan.Placements)
 				}
 				b.ReportMetric(float64(placed), "placed")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/spreadscale/spreadscale/test/sim"
 )
 
@@ -96,24 +98,20 @@ func BenchmarkDecision(b *testing.B) {
 				b.Run(m.name, func(b *testing.B) {
 					if d == nil {
 						var err error
-						if d, err = sim.NewDecider(context.Background(), s, m.cfg); err != nil {
-							b.Fatal(err)
-						}
+						d, err = sim.NewDecider(context.Background(), s, m.cfg)
+						require.NoError(b, err)
 					}
 					var dec sim.Decision
 					var peak int64
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
 						b.StopTimer()
-						if err := d.Reset(); err != nil {
-							b.Fatal(err)
-						}
+						require.NoError(b, d.Reset())
 						rss := startPeakRSS()
 						b.StartTimer()
 						var err error
-						if dec, err = d.Decide(); err != nil {
-							b.Fatal(err)
-						}
+						dec, err = d.Decide()
+						require.NoError(b, err)
 						b.StopTimer()
 						peak = max(peak, rss.peak())
 						b.StartTimer()
