@@ -55,12 +55,12 @@ type groupRate struct {
 //     its provider group;
 //  2. otherwise by name: after stripping the prefix of cluster-autoscaler's
 //     sanitized templates ("template-node-for-<group>-<suffix>", and the
-//     copies CA makes of them, which append further suffixes) or of
-//     spreadscale's planned nodes ("topology-spread-<group>-<n>"), or from
-//     the name as it is (the simulation's raw templates
-//     "<group>-template"), the group is the longest group name that equals
-//     the name or is followed in it by "-". The longest match keeps groups
-//     whose names prefix each other ("ng" and "ng-a") apart.
+//     copies CA and spreadscale's planner make of them, which append
+//     further suffixes), or from the name as it is (the simulation's raw
+//     templates "<group>-template" and their copies), the group is the
+//     longest group name that equals the name or is followed in it by "-".
+//     The longest match keeps groups whose names prefix each other ("ng"
+//     and "ng-a") apart.
 //
 // Nothing is read from the node's labels, so pricing needs no label that
 // would change scheduling or similar-group balancing. A node that maps to
@@ -80,9 +80,9 @@ type scenarioPricing struct {
 // memory (bytes) requests.
 type podRequest struct{ cpu, mem int64 }
 
-// templateNamePrefixes are the name prefixes of nodes built from a group's
-// template: CA's sanitized templates and spreadscale's planned nodes.
-var templateNamePrefixes = []string{"template-node-for-", "topology-spread-"}
+// templateNamePrefix is the name prefix of CA's sanitized templates and of
+// every copy of them.
+const templateNamePrefix = "template-node-for-"
 
 // newScenarioPricing builds the pricing model of s; provider (may be nil)
 // maps the nodes it knows to their groups.
@@ -194,11 +194,9 @@ func (p *scenarioPricing) groupOf(node *apiv1.Node) (string, bool) {
 			return ng.Id(), true
 		}
 	}
-	for _, prefix := range templateNamePrefixes {
-		if rest, ok := strings.CutPrefix(node.Name, prefix); ok {
-			if g, ok := p.longestGroupPrefix(rest); ok {
-				return g, true
-			}
+	if rest, ok := strings.CutPrefix(node.Name, templateNamePrefix); ok {
+		if g, ok := p.longestGroupPrefix(rest); ok {
+			return g, true
 		}
 	}
 	return p.longestGroupPrefix(node.Name)

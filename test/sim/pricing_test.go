@@ -54,19 +54,19 @@ func TestPricingMapsNodesToGroups(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, want := range map[string]string{
 		"ip-10-0-0-1": "ng",
-		"template-node-for-ng-5577006791947779410":   "ng",
-		"template-node-for-ng-a-8674665223082153551": "ng-a",
-		"template-node-for-ng-a-spot-42":             "ng-a-spot",
-		"template-node-for-ng-a-42-upcoming-0":       "ng-a",
-		"ng-template":                                "ng",
-		"ng-a-template":                              "ng-a",
-		"ng-a-spot-template":                         "ng-a-spot",
-		"ng-new-1":                                   "ng",
-		"ng-a-new-12":                                "ng-a",
-		"ng-a-spot-new-3":                            "ng-a-spot",
-		"topology-spread-ng-1":                       "ng",
-		"topology-spread-ng-a-2":                     "ng-a",
-		"topology-spread-ng-a-spot-3":                "ng-a-spot",
+		"template-node-for-ng-5577006791947779410":    "ng",
+		"template-node-for-ng-a-8674665223082153551":  "ng-a",
+		"template-node-for-ng-a-spot-42":              "ng-a-spot",
+		"template-node-for-ng-a-42-upcoming-0":        "ng-a",
+		"ng-template":                                 "ng",
+		"ng-a-template":                               "ng-a",
+		"ng-a-spot-template":                          "ng-a-spot",
+		"ng-new-1":                                    "ng",
+		"ng-a-new-12":                                 "ng-a",
+		"ng-a-spot-new-3":                             "ng-a-spot",
+		"template-node-for-ng-77-topology-spread-1":   "ng",
+		"template-node-for-ng-a-77-topology-spread-2": "ng-a",
+		"ng-a-spot-template-topology-spread-3":        "ng-a-spot",
 	} {
 		node := &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		got, ok := model.groupOf(node)
