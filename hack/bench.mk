@@ -42,7 +42,7 @@ bench_race_re = ^($(subst $(space),|,$(strip $(BENCH_RACE_CASES))))$$
 
 .PHONY: bench bench-race
 
-## bench: BenchmarkDecision with -benchmem into $(BENCH_OUT)/bench.txt, a CPU profile of spreadscale's headline decision, the race against Karpenter (bench-race), then BENCHMARKS.md.
+## bench: BenchmarkDecision with -benchmem into $(BENCH_OUT)/bench.txt, a CPU profile of spreadscale's headline decision, one whole CA loop (BenchmarkLoop), the race against Karpenter (bench-race), then BENCHMARKS.md.
 bench:
 	@mkdir -p $(BENCH_OUT)
 	@date +%s > $(BENCH_OUT)/start
@@ -54,9 +54,10 @@ bench:
 	$(GO) test ./test/bench/ $(BENCH_FLAGS) -bench 'BenchmarkDecision/^5000n_2000p$$/spreadscale' -count=1 \
 	  -cpuprofile $(BENCH_OUT)/cpu.pprof -o $(BENCH_OUT)/bench.test > /dev/null
 	$(GO) tool pprof -top -cum -nodecount=25 -focus 'Decider..Decide' $(BENCH_OUT)/bench.test $(BENCH_OUT)/cpu.pprof > $(BENCH_OUT)/profile.txt
+	set -o pipefail; $(GO) test ./test/bench/ $(BENCH_FLAGS) -bench 'BenchmarkLoop$$' -count=1 | grep -E '^Benchmark' | tee $(BENCH_OUT)/loop.txt
 	$(MAKE) --no-print-directory bench-race
 	$(GO) run ./hack/bench -in $(BENCH_OUT)/bench.txt -out BENCHMARKS.md -profile $(BENCH_OUT)/profile.txt \
-	  -karpenter $(BENCH_OUT)/karpenter.txt -capped $(BENCH_OUT)/capped.txt \
+	  -karpenter $(BENCH_OUT)/karpenter.txt -capped $(BENCH_OUT)/capped.txt -loop $(BENCH_OUT)/loop.txt \
 	  -race-profiles '$(subst $(space),$(comma),$(foreach c,$(BENCH_RACE_PROFILED),$(c)=$(BENCH_OUT)/profile-$(c).txt))' \
 	  -benchstat '$(GO) run $(BENCHSTAT)' -load-before $(BENCH_OUT)/loadavg-before -start $$(cat $(BENCH_OUT)/start) \
 	  -command 'make bench BENCH_HEADLINE_COUNT=$(BENCH_HEADLINE_COUNT) BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) BENCH_RACE_COUNT=$(BENCH_RACE_COUNT)'

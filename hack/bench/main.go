@@ -34,6 +34,7 @@ func main() {
 	flag.StringVar(&o.karpenter, "karpenter", "", "go test -bench BenchmarkScheduling output of Karpenter (empty: no race)")
 	flag.StringVar(&o.capped, "capped", "", "file of \"timeout <case> <deadline>\" lines for the stock runs make bench stopped")
 	flag.StringVar(&o.raceProfiles, "race-profiles", "", "comma-separated <case>=<go tool pprof -top output> of spreadscale's race decisions")
+	flag.StringVar(&o.loop, "loop", "", "go test -bench BenchmarkLoop output (empty: no whole-loop section)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -47,7 +48,7 @@ type options struct {
 	start                          int64
 	command, profile               string
 	karpenter, capped              string
-	raceProfiles                   string
+	raceProfiles, loop             string
 }
 
 func run(o options) error {
@@ -96,6 +97,9 @@ func run(o options) error {
 		if err := raceSection(&buf, results, o); err != nil {
 			return err
 		}
+	}
+	if err := loopSection(&buf, o.loop); err != nil {
+		return err
 	}
 	writeProfile(&buf, top)
 	if err := writeRaceProfiles(&buf, o.raceProfiles); err != nil {
