@@ -74,8 +74,7 @@ func TestSchedulerDefaultsFromConfigFile(t *testing.T) {
 			cfg, err := scheduler_util.ConfigFromPath(schedulerConfigFile(t, tc.args))
 			require.NoError(t, err)
 
-			rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: types.UID("rs-web")},
-				Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+			rs, replica := replicaSetAndReplica("web")
 			factory := informers.NewSharedInformerFactory(fake.NewClientset(rs), 0)
 			defaults := schedulerDefaults(cfg, factory)
 			stop := make(chan struct{})
@@ -83,8 +82,6 @@ func TestSchedulerDefaultsFromConfigFile(t *testing.T) {
 			factory.Start(stop)
 			factory.WaitForCacheSync(stop)
 
-			replica := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1", Labels: map[string]string{"app": "web"},
-				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: rs.UID, Controller: ptr.To(true)}}}}
 			bare := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "bare", Labels: map[string]string{"app": "other"}}}
 			assert.Equal(t, tc.wantHard, defaults != nil, "defaults fed to the planner")
 			assert.Equal(t, tc.wantHard, plan.HasHard(replica, defaults), "the ReplicaSet's replica")
@@ -102,11 +99,19 @@ func TestSchedulerDefaultsFromConfigFile(t *testing.T) {
 	defer close(stop)
 	factory.Start(stop)
 	factory.WaitForCacheSync(stop)
-	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "late", UID: types.UID("rs-late")},
-		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "late"}}}}
+	rs, replica := replicaSetAndReplica("late")
 	_, err = client.AppsV1().ReplicaSets("default").Create(context.Background(), rs, metav1.CreateOptions{})
 	require.NoError(t, err)
-	replica := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "late-1", Labels: map[string]string{"app": "late"},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "late", UID: rs.UID, Controller: ptr.To(true)}}}}
 	assert.Eventually(t, func() bool { return plan.HasHard(replica, defaults) }, 5*time.Second, 10*time.Millisecond, "a ReplicaSet created later is read live")
+}
+
+// replicaSetAndReplica returns ReplicaSet default/app (selecting app=app)
+// and a replica it controls, <app>-1, without constraints of its own.
+func replicaSetAndReplica(app string) (*appsv1.ReplicaSet, *corev1.Pod) {
+	labels := map[string]string{"app": app}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: app, UID: types.UID("rs-" + app)},
+		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}}}
+	replica := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: app + "-1", Labels: labels,
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app, UID: rs.UID, Controller: ptr.To(true)}}}}
+	return rs, replica
 }
