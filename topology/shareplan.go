@@ -11,20 +11,35 @@ type shareStep struct {
 	slot        int
 }
 
-// solveAny runs the search that fits the problem: per node with a
-// hostname constraint, per combo otherwise. The order it returns holds
-// slots or combos accordingly (see steps).
+// solveAny decides the shares. With a hostname constraint, the per-node
+// search (hostSolve) answers first: it decides the nodes too, which the
+// balance levels do not. Otherwise, and when that search is too large, the
+// balance levels (solveByLevels) answer in polynomial time with every
+// known domain balanced; when they place fewer than all the pods, the
+// exhaustive search per combo (solve) is asked as well, within its
+// budget: it may place more by leaving a known domain without a node,
+// which the plugin allows, and its answer is kept only when it does. It is
+// asked too when the levels' plan has an order of binding that dead-ends
+// (see comboRobust): it prefers a plan that holds in every order, kept
+// when it spreads the pods as evenly over the known domains. Out of
+// budget, a search is not used. The order returned holds slots or
+// combos accordingly (see steps).
 func (sp *shareProblem) solveAny() (shareState, shareScore, []int, error) {
-	if sp.host == nil {
-		return sp.solve()
-	}
-	t, score, order, err := sp.hostSolve()
-	if err != nil {
-		// Too large per node: per combo, each node capped.
+	if sp.host != nil {
+		if t, score, order, err := sp.hostSolve(); err == nil {
+			return sp.host.combos(sp, t), score, order, nil
+		}
 		sp.host = nil
-		return sp.solve()
 	}
-	return sp.host.combos(sp, t), score, order, nil
+	x, order := sp.solveByLevels()
+	score := sp.score(x)
+	if sp.searchFits() && (score.pods < sp.n || !sp.robustWithin(x, maxRobustStates)) {
+		ex, exScore, exOrder, err := sp.solve()
+		if err == nil && (exScore.pods > score.pods || exScore.pods == score.pods && exScore.imbalance <= score.imbalance) {
+			return ex, exScore, exOrder, nil
+		}
+	}
+	return x, score, order, nil
 }
 
 // steps turns the search's order into the class's steps.
@@ -127,4 +142,29 @@ func (sp *shareProblem) finalCaps(x shareState) []int {
 		}
 	}
 	return caps
+}
+
+// maxRobustStates bounds the check that the levels' plan holds in every
+// order of binding; past it, the plan is taken as it is (it has an order).
+const maxRobustStates = 1 << 12
+
+// robustWithin reports whether x holds in every binding order, checking
+// at most limit vectors (false past them).
+func (sp *shareProblem) robustWithin(x shareState, limit int) bool {
+	budget := limit
+	return sp.comboRobust(x, &budget)
+}
+
+// searchFits reports whether the exhaustive search's vectors fit its
+// budget for sure: the product over combos of the pods each may take, plus
+// one, is at most maxShareStates. Past it, the search is not run.
+func (sp *shareProblem) searchFits() bool {
+	states := 1
+	for _, c := range sp.combos {
+		states *= min(c.capacity(), sp.n) + 1
+		if states > maxShareStates {
+			return false
+		}
+	}
+	return true
 }
