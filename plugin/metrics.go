@@ -37,6 +37,13 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"cause"})
 
+	degradedPods = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "plan_degraded_total",
+		Help: "Pending pods a bound on the planner's work left pending, by cause: replan_rounds, final_view, " +
+			"share_order, share_bands or share_fill (see topology.DegradeCause). Each such pod's reason names the cause.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"cause"})
+
 	registerMetrics sync.Once
 )
 
@@ -50,7 +57,7 @@ const (
 // that CA's /metrics serves; NewOrchestrator calls it, more calls are no-ops.
 func RegisterMetrics() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks)
+		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks, degradedPods)
 	})
 }
 
@@ -63,5 +70,8 @@ func recordPlan(plan *plan.LoopPlan, took time.Duration) {
 	plannedPods.Add(float64(len(plan.Placed())))
 	for _, u := range plan.Topology().Unplaced {
 		unplacedPods.WithLabelValues(string(u.Reason.Kind)).Inc()
+	}
+	for cause, n := range plan.Topology().Degraded {
+		degradedPods.WithLabelValues(string(cause)).Add(float64(n))
 	}
 }

@@ -16,10 +16,12 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/processors"
 	"github.com/spreadscale/spreadscale/scaledown"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 func TestValidateFlags(t *testing.T) {
@@ -150,4 +152,17 @@ func TestMetricsAreServedFromTheLegacyRegistry(t *testing.T) {
 	for _, want := range []string{"spreadscale_planned_pods_total", "spreadscale_unplaced_pods_total", "spreadscale_scale_down_blocked_nodes"} {
 		assert.True(t, names[want], "%s is not served", want)
 	}
+}
+
+// TestDegradedPlansAreCountedByCause: a plan whose bounds left pods
+// pending adds them to spreadscale_plan_degraded_total under their cause.
+func TestDegradedPlansAreCountedByCause(t *testing.T) {
+	RegisterMetrics()
+	before, err := testutil.GetCounterMetricValue(degradedPods.WithLabelValues(string(topology.DegradedFinalView)))
+	require.NoError(t, err)
+	tp := &topology.Plan{NewNodes: map[string]int{}, Degraded: map[topology.DegradeCause]int{topology.DegradedFinalView: 2}}
+	recordPlan(plan.NewLoopPlan(tp, nil, nil), time.Millisecond)
+	after, err := testutil.GetCounterMetricValue(degradedPods.WithLabelValues(string(topology.DegradedFinalView)))
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, after-before)
 }

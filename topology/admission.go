@@ -125,23 +125,3 @@ func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part constraintPar
 	}
 	return nil
 }
-
-// exceedsInFinalView reports whether, for a pod of these counts already
-// counted on node, some hard constraint's domain count exceeds the global
-// minimum by more than maxSkew: the pod would not pass Filter there if it
-// were scheduled last.
-func (c *Counts) exceedsInFinalView(node *v1.Node) bool {
-	s := c.spread
-	for i := range s.Hard {
-		con := &s.Hard[i]
-		d := &c.per[i]
-		minMatch := d.min
-		if len(d.count) < int(con.MinDomains) {
-			minMatch = 0
-		}
-		if d.count[node.Labels[con.TopologyKey]]-minMatch > int(con.MaxSkew) {
-			return true
-		}
-	}
-	return false
-}

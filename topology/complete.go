@@ -109,6 +109,10 @@ func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	}
 	if score.pods < n {
 		cs.reason = sp.why(best)
+		if sp.degraded != "" {
+			cs.reason.Degraded = sp.degraded
+			cs.reason.Message += " (" + sp.degraded.describe() + ")"
+		}
 	}
 	return cs
 }

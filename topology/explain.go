@@ -97,4 +97,10 @@ func HasRequiredPodAntiAffinity(pod *v1.Pod) bool {
 
 func (p *planner) unplaced(pod *v1.Pod, r *Reason) {
 	p.plan.Unplaced = append(p.plan.Unplaced, Unplaced{Pod: pod, Reason: r})
+	if r.Degraded != "" {
+		if p.plan.Degraded == nil {
+			p.plan.Degraded = map[DegradeCause]int{}
+		}
+		p.plan.Degraded[r.Degraded]++
+	}
 }

@@ -91,6 +91,9 @@ type Plan struct {
 	Nodes      []*PlannedNode
 	Placements []Placement
 	Unplaced   []Unplaced
+	// Degraded counts, per cause, the pods a bound on the planner's work
+	// left pending (see DegradeCause); nil when none did.
+	Degraded map[DegradeCause]int
 }
 
 // TotalNewNodes is the number of nodes the plan adds.

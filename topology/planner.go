@@ -66,6 +66,13 @@ type planner struct {
 // which the scheduler can bind them, decided when the class's first pod is
 // placed; preferences 1-4 then choose inside each combination.
 //
+// Every placement of the plan returned holds in the final view (see
+// finalview.go): when one does not, the pods are planned again with the
+// nodes of the rounds so far registered from the start, until a round
+// opens no node beyond them (the fixpoint) or maxRounds; the placements
+// that still do not hold are then taken out, their pods pending with a
+// Reason, counted in Plan.Degraded.
+//
 // It never adds a node without a pod on it (except the rest of a
 // zero-or-max group), never exceeds a group's max size or the limits, and
 // treats ScheduleAnyway constraints as preferences the scheduler may ignore.
@@ -90,23 +97,58 @@ func PlanScaleUp(req Request) (*Plan, error) {
 		if err := p.run(pods, preopen); err != nil {
 			return nil, err
 		}
-		if round == maxRounds || p.holdsInFinalView() {
+		if len(p.finalViolations()) == 0 {
+			return p.plan, nil
+		}
+		grew := opensBeyond(p.plan.NewNodes, preopen)
+		if !grew || round == maxRounds {
+			cause := DegradedFinalView
+			if grew {
+				cause = DegradedReplanRounds
+			}
+			p.takeOut(cause)
 			return p.plan, nil
 		}
 		// Some placement was checked before a node planned later existed,
 		// and that node lowers a global minimum. Plan again with every node
-		// of this plan present from the start, so each placement is checked
-		// in the view the scheduler will have.
+		// of the rounds so far present from the start, so each placement is
+		// checked in the view the scheduler will have.
 		if err := req.Cluster.Reset(); err != nil {
 			return nil, fmt.Errorf("plan: resetting cluster: %w", err)
 		}
-		preopen = p.plan.NewNodes
+		preopen = mergeNodes(preopen, p.plan.NewNodes)
 	}
 }
 
-// maxRounds bounds re-planning; each round starts with the nodes of the
-// previous one, and in practice the second round holds.
-const maxRounds = 4
+// maxRounds bounds re-planning. Each round starts with the nodes of the
+// rounds before it and must open more to go on (a round that opens none
+// is the fixpoint), so rounds end anyway at the groups' max sizes; the
+// bound keeps a loop's time in check. Past it, the placements that do not
+// hold in the final view are taken out (DegradedReplanRounds).
+const maxRounds = 8
+
+// opensBeyond reports whether nodes has more new nodes in some group than
+// preopen.
+func opensBeyond(nodes, preopen map[string]int) bool {
+	for g, n := range nodes {
+		if n > preopen[g] {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeNodes returns, per group, the larger of a's and b's node counts.
+func mergeNodes(a, b map[string]int) map[string]int {
+	out := make(map[string]int, len(a)+len(b))
+	for g, n := range a {
+		out[g] = n
+	}
+	for g, n := range b {
+		out[g] = max(out[g], n)
+	}
+	return out
+}
 
 func newPlanner(req Request) *planner {
 	p := &planner{
@@ -186,31 +228,4 @@ func (p *planner) dropEmpty() {
 		kept = append(kept, pn)
 	}
 	p.plan.Nodes = kept
-}
-
-// holdsInFinalView reports whether every placement still passes the spread
-// rule once all planned nodes exist: for each placed pod's hard constraints,
-// its domain's final count may exceed the final global minimum by at most
-// maxSkew. That is the condition under which the scheduler, with all nodes
-// registered, can place the pods one by one (always into the domain furthest
-// below its final count).
-func (p *planner) holdsInFinalView() bool {
-	byName := map[string]*plannedState{}
-	for _, pn := range p.planned {
-		byName[pn.Name] = pn
-	}
-	for _, pl := range p.plan.Placements {
-		c := p.classOf(pl.Pod)
-		if c.spread == nil || !c.spread.HasHard() {
-			continue
-		}
-		node := p.existing.byName[pl.Node].nodeOrNil()
-		if pn, ok := byName[pl.Node]; ok {
-			node = pn.Node
-		}
-		if node == nil || c.counts.exceedsInFinalView(node) {
-			return false
-		}
-	}
-	return true
 }

@@ -50,6 +50,9 @@ type Reason struct {
 	Domain      string
 	Group       string
 	Message     string
+	// Degraded names the bound on the planner's work that left the pod
+	// pending, empty when no bound did (the Message says what it is).
+	Degraded DegradeCause
 }
 
 func (r *Reason) String() string { return fmt.Sprintf("%s: %s", r.Kind, r.Message) }

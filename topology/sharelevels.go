@@ -47,6 +47,9 @@ type levelSolver struct {
 	// that domain take; known marks the domains of the universe.
 	capD  [][]int
 	known [][]bool
+	// hit is the first bound reached while trying a number of pods that
+	// failed, empty when none was (the failure was then proven).
+	hit DegradeCause
 }
 
 func newLevelSolver(sp *shareProblem) *levelSolver {
@@ -83,9 +86,11 @@ func (sp *shareProblem) solveByLevels() (shareState, []int) {
 	}
 	for n := min(sp.n, top); n > 0; n-- {
 		if x, order, ok := ls.solveFor(n); ok {
+			sp.degraded = ls.hit
 			return x, order
 		}
 	}
+	sp.degraded = ls.hit
 	return make(shareState, len(sp.combos)), nil
 }
 
@@ -106,14 +111,19 @@ func (ls *levelSolver) solveFor(n int) (shareState, []int, bool) {
 			bands[k] = options[k][pick[k]]
 		}
 		if x, ok := ls.realize(n, bands); ok && ls.withinBudget(x) {
-			if order, ok := ls.sp.bindOrder(x); ok {
+			order, ok, bounded := ls.sp.bindOrder(x)
+			if ok {
 				return x, order, true
+			}
+			if bounded {
+				ls.bound(DegradedShareOrder)
 			}
 		}
 		if !nextTuple(pick, options) {
-			break
+			return nil, nil, false
 		}
 	}
+	ls.bound(DegradedShareBands)
 	return nil, nil, false
 }
 
@@ -218,4 +228,11 @@ func (ls *levelSolver) bounds(i, d int, b band) (lo, hi int) {
 	lo = max(b.level-base, 0)
 	hi = min(max(b.level+b.width-base, 0), ls.capD[i][d])
 	return lo, hi
+}
+
+// bound records that the search reached bound cause (the first one counts).
+func (ls *levelSolver) bound(cause DegradeCause) {
+	if ls.hit == "" {
+		ls.hit = cause
+	}
 }

@@ -36,6 +36,7 @@ func (sp *shareProblem) solveAny() (shareState, shareScore, []int, error) {
 	if sp.searchFits() && (score.pods < sp.n || !sp.robustWithin(x, maxRobustStates)) {
 		ex, exScore, exOrder, err := sp.solve()
 		if err == nil && (exScore.pods > score.pods || exScore.pods == score.pods && exScore.imbalance <= score.imbalance) {
+			sp.degraded = ""
 			return ex, exScore, exOrder, nil
 		}
 	}

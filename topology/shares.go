@@ -32,6 +32,9 @@ type shareProblem struct {
 	// host is the per-node model of a hostname constraint, nil without
 	// one (see hostModel).
 	host *hostModel
+	// degraded is the bound the balance levels reached when they place
+	// fewer than n pods, empty when none did.
+	degraded DegradeCause
 }
 
 // shareConstraint is one hard constraint, hostname excepted, of the pods.

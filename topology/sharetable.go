@@ -59,7 +59,11 @@ func (ls *levelSolver) realize(n int, bands []band) (shareState, bool) {
 		return nil, false
 	}
 	if len(kbs) > 2 {
-		return ls.fillGreedy(n, kbs)
+		x, ok := ls.fillGreedy(n, kbs)
+		if !ok {
+			ls.bound(DegradedShareFill)
+		}
+		return x, ok
 	}
 	return ls.transport(n, kbs)
 }
@@ -171,15 +175,15 @@ func (ls *levelSolver) fillGreedy(n int, kbs []*keyBounds) (shareState, bool) {
 // one per pod) with every combo of x a domain, each step passing the
 // spread rule of every constraint: the combo whose domains are furthest
 // below their final counts first; when that greedy walk reaches a dead
-// end, a bounded search (finalOrder) looks further.
-func (sp *shareProblem) bindOrder(x shareState) ([]int, bool) {
+// end, a bounded search (finalOrder) looks further; bounded reports that
+// it ran out of budget without an answer.
+func (sp *shareProblem) bindOrder(x shareState) (order []int, ok, bounded bool) {
 	total := sp.total(x)
 	s := make(shareState, len(x))
-	order := make([]int, 0, total)
+	order = make([]int, 0, total)
 	left := make([][]int, len(sp.cons))
 	for i := range sp.cons {
-		left[i] = slices.Clone(sp.indexOf(i).tally(sp, i, x))
-		copy(left[i], sub(left[i], sp.indexOf(i).base))
+		left[i] = sub(slices.Clone(sp.indexOf(i).tally(sp, i, x)), sp.indexOf(i).base)
 	}
 	for len(order) < total {
 		best, bestLeft := -1, -1
@@ -197,7 +201,8 @@ func (sp *shareProblem) bindOrder(x shareState) ([]int, bool) {
 		}
 		if best < 0 {
 			budget := maxOrderStates
-			return sp.finalOrder(x, &budget)
+			order, ok = sp.finalOrder(x, &budget)
+			return order, ok, !ok && budget <= 0
 		}
 		s[best]++
 		order = append(order, best)
@@ -205,7 +210,7 @@ func (sp *shareProblem) bindOrder(x shareState) ([]int, bool) {
 			left[i][sp.indexOf(i).value[best]] -= sp.cons[i].self
 		}
 	}
-	return order, true
+	return order, true, false
 }
 
 // maxOrderStates bounds the search for a binding order once the greedy
