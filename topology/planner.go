@@ -125,7 +125,7 @@ func PlanScaleUp(req Request) (*Plan, error) {
 // is the fixpoint), so rounds end anyway at the groups' max sizes; the
 // bound keeps a loop's time in check. Past it, the placements that do not
 // hold in the final view are taken out (DegradedReplanRounds).
-const maxRounds = 8
+var maxRounds = 8
 
 // opensBeyond reports whether nodes has more new nodes in some group than
 // preopen.

@@ -35,7 +35,7 @@ type band struct{ level, width int }
 
 // maxBandTuples bounds the combinations of bands tried for one number of
 // pods (each constraint offers a few; see bandsFor).
-const maxBandTuples = 64
+var maxBandTuples = 64
 
 // levelSolver holds what the bands are computed from.
 type levelSolver struct {
