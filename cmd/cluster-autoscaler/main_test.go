@@ -196,6 +196,31 @@ func TestStartupSummary(t *testing.T) {
 	assert.Contains(t, stock, "planning off", "the stock summary should say planning is off")
 }
 
+// TestReadmeStartupLine keeps the startup line README.md quotes equal to
+// what startupSummary prints for the default flags with the aws provider,
+// at the version the README names.
+func TestReadmeStartupLine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	const prefix = "Starting spreadscale cluster-autoscaler "
+	var quoted string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			quoted = line
+		}
+	}
+	require.NotEmpty(t, quoted, "README.md quotes no line starting %q", prefix)
+	readmeVersion, _, _ := strings.Cut(strings.TrimPrefix(quoted, prefix), " ")
+	// The repository has no release tags: builds print dev (go build) or
+	// git describe's abbreviated commit (make build, make image).
+	assert.Regexp(t, `^(dev|[0-9a-f]{7,40})$`, readmeVersion, "README.md's startup line: version")
+	built := version
+	t.Cleanup(func() { version = built })
+	version = readmeVersion
+	want := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "aws"})
+	assert.Equal(t, want, quoted, "README.md's startup line")
+}
+
 // mainArgsEnv, when set, makes the test binary run main() with these
 // arguments (one per line) instead of the tests: runMain uses it to test
 // the real flag parsing and validation, which exit the process.
