@@ -277,7 +277,9 @@ func wrapScaleDown(procs *caprocessors.AutoscalingProcessors, c scaledown.Config
 //	  k8s.io/cluster-autoscaler/node-template/label/topology.kubernetes.io/zone: zone-a
 //
 // Every problem is reported: empty file or group id, a group without labels,
-// invalid label keys (with or without CA's node-template prefix) and values.
+// a label set both with and without CA's node-template prefix
+// (processors.CheckEachDomainLabelOnce), invalid label keys (with or without
+// the prefix) and values.
 func ParseDeclaredDomains(data []byte) (map[string]map[string]string, error) {
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, fmt.Errorf("the file is empty; expected a map of node group id to a map of label to value")
@@ -299,6 +301,9 @@ func ParseDeclaredDomains(data []byte) (map[string]map[string]string, error) {
 		if len(labels) == 0 {
 			problems = append(problems, fmt.Sprintf("node group %q declares no labels", group))
 			continue
+		}
+		if err := processors.CheckEachDomainLabelOnce(labels); err != nil {
+			problems = append(problems, fmt.Sprintf("node group %q: %v", group, err))
 		}
 		for key, value := range labels {
 			if value == "" {

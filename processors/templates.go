@@ -1,6 +1,8 @@
 package processors
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,7 +20,30 @@ import (
 // may be written with it.
 const TemplateLabelPrefix = "k8s.io/cluster-autoscaler/node-template/label/"
 
+// CheckEachDomainLabelOnce refuses declared labels that set one label
+// twice: once plainly and once with TemplateLabelPrefix (e.g. both
+// "topology.kubernetes.io/zone" and
+// "k8s.io/cluster-autoscaler/node-template/label/topology.kubernetes.io/zone").
+// NormalizeDomainLabels would keep only one of the two values, picked by Go
+// map order, so which zone a group gets would change from start to start.
+// The error names every such label, sorted.
+func CheckEachDomainLabelOnce(labels map[string]string) error {
+	var twice []string
+	for key := range labels {
+		plain, prefixed := strings.CutPrefix(key, TemplateLabelPrefix)
+		if _, alsoPlain := labels[plain]; prefixed && alsoPlain && !strings.HasPrefix(plain, TemplateLabelPrefix) {
+			twice = append(twice, fmt.Sprintf("label %q is set twice, as %q and as %q", plain, plain, key))
+		}
+	}
+	if len(twice) == 0 {
+		return nil
+	}
+	sort.Strings(twice)
+	return fmt.Errorf("%s; keep one of each", strings.Join(twice, ", "))
+}
+
 // NormalizeDomainLabels strips TemplateLabelPrefix from declared label keys.
+// Callers refuse labels set twice first (CheckEachDomainLabelOnce).
 func NormalizeDomainLabels(labels map[string]string) map[string]string {
 	out := make(map[string]string, len(labels))
 	for k, v := range labels {

@@ -29,6 +29,10 @@ const (
 
 	declaredDomainsFlag = "topology-spread-declared-domains"
 	provReqFlag         = "enable-provisioning-requests"
+	grpcCertFlag        = "grpc-expander-cert"
+	grpcURLFlag         = "grpc-expander-url"
+
+	grpcUnsupportedUsage = "Not supported by this build: --expander refuses grpc, so this flag has no effect."
 )
 
 // supportedEstimators lists the values --estimator accepts. CA's own flag
@@ -66,7 +70,7 @@ func adjustUpstreamFlags(fs *goflag.FlagSet) error {
 			def:  defaultExpander,
 			usage: "Chain of node group expanders used in scale up, separated by commas; each one narrows the options " +
 				"left by the previous one and remaining ties are broken randomly. Available values: [" +
-				strings.Join(append([]string{plan.Name}, expander.AvailableExpanders...), ",") + "]. " +
+				strings.Join(acceptedExpanders(), ",") + "]. " +
 				plan.Name + ", first in the chain, decides the topology spread of pending pods; the expanders after it choose " +
 				"the node group inside each topology domain (with no pending DoNotSchedule pod the chain runs as upstream). " +
 				"spreadscale's default is " + defaultExpander + " (upstream CA defaults to " + expander.LeastWasteExpanderName + ").",
@@ -84,6 +88,8 @@ func adjustUpstreamFlags(fs *goflag.FlagSet) error {
 			usage: "Not supported by this build: ProvisioningRequest handling is not compiled into spreadscale's " +
 				"cluster-autoscaler, and setting this flag to true is an error.",
 		},
+		{name: grpcCertFlag, usage: grpcUnsupportedUsage},
+		{name: grpcURLFlag, usage: grpcUnsupportedUsage},
 	}
 	for _, c := range changes {
 		f := fs.Lookup(c.name)
@@ -119,15 +125,6 @@ func validateEstimator(name string) error {
 	return fmt.Errorf("unknown --estimator %q, available values: [%s]", name, strings.Join(supportedEstimators, ","))
 }
 
-// expanderChain splits --expander into its names, trimmed.
-func expanderChain(names string) []string {
-	chain := strings.Split(names, ",")
-	for i := range chain {
-		chain[i] = strings.TrimSpace(chain[i])
-	}
-	return chain
-}
-
 // checkFlagCombination refuses flag combinations that contradict each other.
 // It runs at startup, before the API server is contacted, so that a wrong
 // combination stops the binary at once with a message naming the flags
@@ -143,18 +140,10 @@ func expanderChain(names string) []string {
 //     carry the plan;
 //   - --topology-spread-declared-domains with neither flag naming
 //     topology-spread would be ignored (spreadscale is not installed then);
-//   - an empty or repeated name in the --expander chain (refused by CA's
-//     expander factory too, but only once the lease is held).
+//   - an --expander chain this binary cannot build (checkExpanderChain).
 func checkFlagCombination(opts config.AutoscalingOptions, declaredDomainsFile string) error {
-	seen := map[string]bool{}
-	for _, name := range expanderChain(opts.ExpanderNames) {
-		if name == "" {
-			return fmt.Errorf("--expander=%q: empty expander name in the chain", opts.ExpanderNames)
-		}
-		if seen[name] {
-			return fmt.Errorf("--expander=%q lists %q more than once", opts.ExpanderNames, name)
-		}
-		seen[name] = true
+	if err := checkExpanderChain(opts.ExpanderNames); err != nil {
+		return err
 	}
 	if declaredDomainsFile != "" && !plugin.Uses(opts) {
 		return fmt.Errorf("--%s=%s has no effect with --expander=%s and --estimator=%s: declared domains are used only by %s; "+
@@ -201,7 +190,10 @@ Differences from upstream cluster-autoscaler 1.33.0:
   * --balance-similar-node-groups keeps its upstream meaning: a topology
     spread plan's groups join one scale-up whatever its value. With neither
     spreadscale flag (e.g. --expander=random --estimator=binpacking) the
-    binary behaves exactly like upstream cluster-autoscaler 1.33.0.
+    binary behaves like upstream cluster-autoscaler 1.33.0.
+  * --expander accepts least-nodes (upstream's help leaves it out) and
+    refuses grpc (not supported end to end by this build); an unknown name
+    stops the binary at startup (exit status 2).
 
 Flags:
 `

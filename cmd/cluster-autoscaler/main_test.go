@@ -52,6 +52,11 @@ func TestParseDeclaredDomains(t *testing.T) {
 		{name: "bad value", in: "ng: {zone: \"a b\"}\n", wantErr: `invalid value "a b"`},
 		{name: "empty value", in: "ng: {zone: \"\"}\n", wantErr: `empty value for label "zone"`},
 		{name: "empty group", in: "\"\": {zone: a}\n", wantErr: "empty node group id"},
+		{
+			name:    "label with and without the template prefix",
+			in:      "ng-a:\n  topology.kubernetes.io/zone: a\n  k8s.io/cluster-autoscaler/node-template/label/topology.kubernetes.io/zone: b\n",
+			wantErr: `node group "ng-a": label "topology.kubernetes.io/zone" is set twice`,
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,8 +101,12 @@ func TestAdjustUpstreamFlags(t *testing.T) {
 	fs.String("expander", "least-waste", "")
 	fs.String("estimator", "binpacking", "")
 	fs.Bool(provReqFlag, false, "")
+	fs.String(grpcCertFlag, "", "")
+	fs.String(grpcURLFlag, "", "")
 	require.NoError(t, adjustUpstreamFlags(fs))
 	assert.Equal(t, "topology-spread,least-waste", fs.Lookup("expander").Value.String(), "expander default")
+	assert.Contains(t, fs.Lookup("expander").Usage, "Available values: ["+strings.Join(acceptedExpanders(), ",")+"]", "expander usage")
+	assert.Contains(t, fs.Lookup(grpcURLFlag).Usage, "Not supported", "the gRPC expander flags' usage should say they are unsupported")
 	assert.Equal(t, "topology-spread", fs.Lookup("estimator").DefValue, "estimator default")
 	require.NoError(t, fs.Parse([]string{"--expander=random", "--estimator=binpacking"}))
 	assert.Equal(t, "random", fs.Lookup("expander").Value.String(), "explicit expander")
@@ -108,7 +117,7 @@ func TestAdjustUpstreamFlags(t *testing.T) {
 // TestUpstreamFlagsAdjustable checks that the real CA flag set (registered
 // by config/flags at init) has every flag this binary adjusts.
 func TestUpstreamFlagsAdjustable(t *testing.T) {
-	for _, name := range []string{"expander", "estimator", provReqFlag} {
+	for _, name := range []string{"expander", "estimator", provReqFlag, grpcCertFlag, grpcURLFlag} {
 		assert.NotNil(t, goflag.CommandLine.Lookup(name), "CA flag --%s is not registered", name)
 	}
 }
@@ -144,6 +153,21 @@ func TestCheckFlagCombination(t *testing.T) {
 		{name: "repeated expander", expander: "topology-spread,least-waste,topology-spread", estimator: plan.Name,
 			wantErr: []string{"--expander=", `lists "topology-spread" more than once`}},
 		{name: "empty expander name", expander: "topology-spread,", estimator: plan.Name, wantErr: []string{"empty expander name"}},
+		{name: "least-nodes after the filter", expander: plan.Name + ",least-nodes", estimator: plan.Name},
+		{name: "every stock expander", expander: "price,priority,least-nodes,most-pods,least-waste,random", estimator: "binpacking"},
+		{
+			name: "unknown expander after the filter", expander: plan.Name + ",bogus", estimator: plan.Name,
+			wantErr: []string{`--expander="topology-spread,bogus"`, `unknown expander "bogus"`, "least-nodes", "least-waste", "priority"},
+		},
+		{
+			name: "upstream's name in another case", expander: "Random", estimator: "binpacking",
+			wantErr: []string{`unknown expander "Random"`, "available values: [topology-spread,"},
+		},
+		{
+			name: "grpc after the filter", expander: plan.Name + ",grpc", estimator: plan.Name,
+			wantErr: []string{`"grpc" is not supported`, "not tested end to end", "least-nodes"},
+		},
+		{name: "grpc alone", expander: "grpc", estimator: "binpacking", wantErr: []string{`--expander="grpc"`, `"grpc" is not supported`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,6 +194,31 @@ func TestStartupSummary(t *testing.T) {
 	}
 	stock := startupSummary(config.AutoscalingOptions{ExpanderNames: "random", EstimatorName: "binpacking"})
 	assert.Contains(t, stock, "planning off", "the stock summary should say planning is off")
+}
+
+// TestReadmeStartupLine keeps the startup line README.md quotes equal to
+// what startupSummary prints for the default flags with the aws provider,
+// at the version the README names.
+func TestReadmeStartupLine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	const prefix = "Starting spreadscale cluster-autoscaler "
+	var quoted string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			quoted = line
+		}
+	}
+	require.NotEmpty(t, quoted, "README.md quotes no line starting %q", prefix)
+	readmeVersion, _, _ := strings.Cut(strings.TrimPrefix(quoted, prefix), " ")
+	// The repository has no release tags: builds print dev (go build) or
+	// git describe's abbreviated commit (make build, make image).
+	assert.Regexp(t, `^(dev|[0-9a-f]{7,40})$`, readmeVersion, "README.md's startup line: version")
+	built := version
+	t.Cleanup(func() { version = built })
+	version = readmeVersion
+	want := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "aws"})
+	assert.Equal(t, want, quoted, "README.md's startup line")
 }
 
 // mainArgsEnv, when set, makes the test binary run main() with these
@@ -211,29 +260,83 @@ func TestMainVersion(t *testing.T) {
 	require.Contains(t, stdout, "(Cluster Autoscaler 1.33.0)", "--version: stdout; stderr %q", stderr)
 }
 
-func TestMainRefusesContradictoryFlags(t *testing.T) {
-	cases := map[string][]string{
-		"declared domains without spreadscale":  {"--expander=random", "--estimator=binpacking", "--topology-spread-declared-domains=/etc/domains.yaml"},
-		"estimator without the expander filter": {"--expander=least-waste", "--estimator=topology-spread"},
-		"repeated expander":                     {"--expander=topology-spread,topology-spread"},
-		"unknown estimator":                     {"--estimator=oracle"},
-		"provisioning requests":                 {"--enable-provisioning-requests=true"},
+// TestMainRefusesBeforeContactingTheAPIServer runs the real main with
+// settings it cannot run and a kubeconfig that does not exist: each must
+// stop at startup with exit status 2 and a message naming the flags and
+// the offending value, never reaching the client that would read it.
+func TestMainRefusesBeforeContactingTheAPIServer(t *testing.T) {
+	dir := t.TempDir()
+	noCluster := "--kubeconfig=" + filepath.Join(dir, "no-cluster.kubeconfig")
+	twice := filepath.Join(dir, "twice.yaml")
+	require.NoError(t, os.WriteFile(twice, []byte("ng-b:\n  topology.kubernetes.io/zone: b\n"+
+		"  k8s.io/cluster-autoscaler/node-template/label/topology.kubernetes.io/zone: a\n"), 0o600))
+	cases := []struct {
+		name       string
+		args       []string
+		wantStderr []string
+	}{
+		{name: "declared domains without spreadscale", args: []string{"--expander=random", "--estimator=binpacking", "--topology-spread-declared-domains=/etc/domains.yaml"}},
+		{name: "estimator without the expander filter", args: []string{"--expander=least-waste", "--estimator=topology-spread"}},
+		{name: "repeated expander", args: []string{"--expander=topology-spread,topology-spread"}},
+		{name: "unknown estimator", args: []string{"--estimator=oracle"}},
+		{name: "provisioning requests", args: []string{"--enable-provisioning-requests=true"}},
+		{
+			name:       "unknown expander",
+			args:       []string{"--expander=topology-spread,bogus"},
+			wantStderr: []string{`unknown expander "bogus"`, "available values: [" + strings.Join(acceptedExpanders(), ",") + "]"},
+		},
+		{
+			name:       "grpc expander",
+			args:       []string{"--expander=topology-spread,grpc", "--grpc-expander-url=127.0.0.1:1"},
+			wantStderr: []string{`"grpc" is not supported`},
+		},
+		{
+			name:       "declared domains setting a label twice",
+			args:       []string{"--topology-spread-declared-domains=" + twice},
+			wantStderr: []string{twice, `node group "ng-b"`, `label "topology.kubernetes.io/zone" is set twice`},
+		},
 	}
-	for name, args := range cases {
-		t.Run(name, func(t *testing.T) {
-			code, _, stderr := runMain(t, args...)
-			require.Equal(t, 2, code, "%v: exit code; stderr %q", args, stderr)
-			require.True(t, strings.HasPrefix(stderr, "Invalid configuration: "), "%v: stderr %q should start with the reason", args, stderr)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runMain(t, append([]string{noCluster}, c.args...)...)
+			require.Equal(t, 2, code, "%v: exit code; stderr %q", c.args, stderr)
+			require.True(t, strings.HasPrefix(stderr, "Invalid configuration: "), "%v: stderr %q should start with the reason", c.args, stderr)
 			assert.NotContains(t, stderr, "goroutine ", "the refusal should not dump goroutines")
-			// A contradiction names every flag involved.
-			for _, a := range args {
+			assert.NotContains(t, stderr, "no-cluster.kubeconfig", "the refusal should come before the kubeconfig is read")
+			// A refusal names every flag involved.
+			for _, a := range c.args {
 				if strings.HasPrefix(a, "--expander") || strings.HasPrefix(a, "--estimator") || strings.HasPrefix(a, "--topology-spread-declared-domains") {
 					flag, _, _ := strings.Cut(a, "=")
 					assert.Contains(t, stderr, flag, "stderr should name %s", flag)
 				}
 			}
+			for _, w := range c.wantStderr {
+				assert.Contains(t, stderr, w)
+			}
 		})
 	}
+}
+
+// TestMainHelpListsEveryExpander reads the real --help: the --expander line
+// lists every name the binary accepts (least-nodes, which upstream's help
+// leaves out, included) and not grpc, which it refuses.
+func TestMainHelpListsEveryExpander(t *testing.T) {
+	code, _, stderr := runMain(t, "--help")
+	require.Equal(t, 0, code, "--help: exit code: %s", firstLine(stderr))
+	var expanderHelp string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--expander ") {
+			expanderHelp = line
+		}
+	}
+	require.NotEmpty(t, expanderHelp, "--help has no --expander line")
+	_, rest, found := strings.Cut(expanderHelp, "Available values: [")
+	require.True(t, found, "--expander help %q: no Available values", expanderHelp)
+	list, _, _ := strings.Cut(rest, "]")
+	listed := strings.Split(list, ",")
+	assert.ElementsMatch(t, acceptedExpanders(), listed, "--expander help lists")
+	assert.Contains(t, listed, "least-nodes", "--expander help")
+	assert.NotContains(t, listed, "grpc", "--expander help")
 }
 
 // TestDeployManifestFlags checks the container arguments of

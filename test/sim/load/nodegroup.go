@@ -187,8 +187,8 @@ func (l *loader) template(at origin, t *apiv1.Node) bool {
 func (l *loader) domainLabels(at origin, in map[string]string) (map[string]string, bool) {
 	out := processors.NormalizeDomainLabels(in)
 	ok := true
-	if len(out) < len(in) {
-		l.fail(at, "spec.domainLabels: a key is given both with and without the %q prefix", processors.TemplateLabelPrefix)
+	if err := processors.CheckEachDomainLabelOnce(in); err != nil {
+		l.fail(at, "spec.domainLabels: %v", err)
 		ok = false
 	}
 	for _, k := range slices.Sorted(maps.Keys(in)) {
