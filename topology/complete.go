@@ -184,7 +184,7 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareProblem {
 // for a re-plan, see planPass) is room, not a domain: the plan drops it
 // unless a pod lands on it.
 func (p *planner) realizedCounts(s *Spread) *Counts {
-	cnt := p.u.Count(s)
+	cnt := p.u.countOf(s)
 	for _, pn := range p.planned {
 		if len(pn.Pods) > 0 {
 			cnt.AddNode(pn.topo)

@@ -57,7 +57,7 @@ func (p *planner) finalViolations() []violation {
 // violationsOf checks the placements own (indexes, ascending) of the pods
 // whose spread is s, in the final view as the package comment counts it.
 func (p *planner) violationsOf(s *Spread, own []int, nodeOf map[string]*Node) []violation {
-	cnt := p.u.Count(s)
+	cnt := p.u.countOf(s)
 	for _, pn := range p.planned {
 		if len(pn.Pods) > 0 {
 			cnt.addDomains(pn.topo)

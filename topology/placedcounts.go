@@ -25,7 +25,7 @@ func (p *planner) counted(c *class, pod *v1.Pod, n *Node) {
 // newCounts returns the Counts of s in the planner's current view: the
 // universe's pods, the planned nodes' domains and the pods placed so far.
 func (p *planner) newCounts(s *Spread) *Counts {
-	cnt := p.u.Count(s)
+	cnt := p.u.countOf(s)
 	for _, pn := range p.planned {
 		cnt.addDomains(pn.topo)
 	}

@@ -59,6 +59,8 @@ type Universe struct {
 	Groups []*Group
 	byName map[string]*Node
 	indexState
+	// base memoizes Count per spread signature (see countOf).
+	base baseCounts
 }
 
 // NewUniverse builds a Universe from existing nodes, bound pods and node
