@@ -106,6 +106,25 @@
 // data.priorities cluster-autoscaler would reject (unparsable YAML, a
 // priority that is not an integer, a value that is not a list, an invalid
 // regexp).
+//
+// Nodes, PersistentVolumes, PersistentVolumeClaims and StorageClasses are
+// validated as the API server validates their create (k8s v1.33.1, the
+// defaulted object converted to the internal type): a Node's name,
+// labels, taints and capacity and allocatable quantities; everything the
+// storage kinds' validation checks. A NodeGroup's metadata is validated as
+// a custom resource's (its name a DNS subdomain: no newline or terminal
+// escape), its template as a Node, with cpu and memory in
+// status.capacity and every status.allocatable at most its capacity; its
+// spec.price must lie in [0, MaxPrice]. A YAML .nan or .inf is reported at
+// its field. Two objects with one metadata.uid are an error, as is an
+// input that holds no object. Messages escape unprintable characters.
+//
+// # Limits
+//
+// Limits bound an input: its bytes, over all sources (an endless stream
+// ends at the cap), and its pods, those of the input plus those its
+// workloads create, counted before any is created. Past either, the input
+// is refused with one problem naming the cap.
 package load
 
 import (
@@ -118,7 +137,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -161,9 +182,10 @@ func Files(paths ...string) (sim.Scenario, error) {
 	return Sources(srcs...)
 }
 
-// FileSources reads the file at path, or the *.yaml, *.yml and *.json
-// files of the directory at path in lexical order, into Sources named by
-// their paths. Its error is an *Error naming the path.
+// FileSources returns the file at path, or the *.yaml, *.yml and *.json
+// files of the directory at path in lexical order, as Sources named by
+// their paths. A file is opened when Sources first reads it and closed
+// when it is read. Its error is an *Error naming the path.
 func FileSources(path string) ([]Source, error) {
 	names, err := expand(path)
 	if err != nil {
@@ -171,11 +193,7 @@ func FileSources(path string) ([]Source, error) {
 	}
 	var out []Source
 	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, &Error{Source: name, Message: pathError(err)}
-		}
-		out = append(out, Source{Name: name, Reader: bytes.NewReader(data)})
+		out = append(out, Source{Name: name, Reader: &fileReader{path: name}})
 	}
 	return out, nil
 }
@@ -219,14 +237,33 @@ func expand(path string) ([]string, error) {
 }
 
 // Sources reads a Scenario from the streams, in order, as one input (see
-// Files). On error the Scenario is empty and the error is an Errors value,
-// or a plain error when a stream cannot be read.
+// Files), within the default Limits.
 func Sources(srcs ...Source) (sim.Scenario, error) {
+	return Limits{}.Sources(srcs...)
+}
+
+// Sources reads a Scenario from the streams, in order, as one input (see
+// Files), within lim. On error the Scenario is empty and the error is an
+// Errors value, or a plain error for a nil reader. An input that holds no
+// object is an error, as is one past a limit; reading stops at the byte
+// cap.
+func (lim Limits) Sources(srcs ...Source) (sim.Scenario, error) {
 	l := newLoader()
+	l.limits = lim.withDefaults()
+	l.bytesLeft = l.limits.InputBytes
 	for _, src := range srcs {
-		if err := l.source(src); err != nil {
+		err := l.source(src)
+		if errors.Is(err, errInputTooLarge) {
+			l.errs = append(l.errs, tooLarge(src.Name, l.limits))
+			return sim.Scenario{}, l.errs
+		}
+		if err != nil {
 			return sim.Scenario{}, err
 		}
+	}
+	if l.objects == 0 && len(l.errs) == 0 {
+		l.errs = append(l.errs, &Error{Source: sourceNames(srcs), Message: "the input holds no object (want Nodes, NodeGroups and Pods or workloads)"})
+		return sim.Scenario{}, l.errs
 	}
 	s := l.finish()
 	if len(l.errs) > 0 {
@@ -253,8 +290,14 @@ type Error struct {
 }
 
 // Error renders "<source>: document <d>, item <i> (<Kind> <name>): <message>",
-// leaving out the parts that are unknown.
+// leaving out the parts that are unknown, with its unprintable characters
+// escaped (printable).
 func (e *Error) Error() string {
+	return printable(e.render())
+}
+
+// render is Error before escaping.
+func (e *Error) render() string {
 	var where []string
 	if e.Document > 0 {
 		doc := fmt.Sprintf("document %d", e.Document)
@@ -285,6 +328,25 @@ func (e *Error) Error() string {
 	return loc + ": " + e.Message
 }
 
+// printable escapes the characters of s that are not printable (a
+// newline, a terminal escape) as Go escapes them ("\n", "\x1b"), so that
+// a problem is one line and an input cannot drive the terminal.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
 // Errors is every problem found in an input, in input order.
 type Errors []*Error
 
@@ -304,15 +366,36 @@ func IsInputError(err error) bool {
 	return errors.As(err, &es)
 }
 
-// source reads every document of src.
+// sourceNames joins the names of srcs for a problem of the whole input.
+func sourceNames(srcs []Source) string {
+	var names []string
+	for _, s := range srcs {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// source reads every document of src within the byte cap; past it, it
+// returns errInputTooLarge.
 func (l *loader) source(src Source) error {
 	if src.Reader == nil {
 		return fmt.Errorf("source %q: nil reader", src.Name)
 	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(src.Reader))
+	if f, ok := src.Reader.(*fileReader); ok {
+		defer f.close()
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(newCapReader(src.Reader, &l.bytesLeft)))
 	for doc := 1; ; doc++ {
 		data, err := r.Read()
 		if err == io.EOF {
+			return nil
+		}
+		if errors.Is(err, errInputTooLarge) {
+			return err
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			l.errs = append(l.errs, &Error{Source: src.Name, Message: pathError(err)})
 			return nil
 		}
 		if err != nil {
@@ -324,10 +407,18 @@ func (l *loader) source(src Source) error {
 }
 
 // document decodes one document; empty documents (only comments or
-// whitespace) are skipped.
+// whitespace) are skipped. A YAML float JSON cannot hold (.nan, .inf) is
+// reported at its field (nonFinite).
 func (l *loader) document(at origin, data []byte) {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
+		if kind, name, msgs := nonFinite(data); len(msgs) > 0 {
+			at.kind, at.name = kind, name
+			for _, m := range msgs {
+				l.fail(at, "%s", m)
+			}
+			return
+		}
 		l.fail(at, "invalid YAML: %s", strings.Join(strings.Fields(err.Error()), " "))
 		return
 	}
