@@ -12,10 +12,12 @@ import (
 
 // Default caps of Limits.
 const (
-	// DefaultInputBytes caps the bytes of one input: 256 MiB, several
-	// times a "kubectl get -o yaml" dump of 5,000 nodes and 50,000 pods
-	// without managedFields.
-	DefaultInputBytes = 256 << 20
+	// DefaultInputBytes caps the bytes of one input: 64 MiB, a "kubectl
+	// get -o yaml" dump of some 15,000 pods (about 4 KiB each). Reading is
+	// line by line, so an endless stream of short lines costs about 1 s of
+	// CPU per 30 MiB before it is refused: a larger dump needs a larger
+	// cap (spreadsim's --max-input-bytes).
+	DefaultInputBytes = 64 << 20
 	// DefaultPods caps the pods of one input, its own and those its
 	// workloads create.
 	DefaultPods = 100_000
