@@ -92,7 +92,7 @@ func TestExpanderInputErrors(t *testing.T) {
 		{"bad priorities", badConfigMap, []string{"--expander", "topology-spread,priority"},
 			[]string{`<stdin>: document 1 (ConfigMap kube-system/cluster-autoscaler-priority-expander): data.priorities: priority "high" is not an integer`}},
 		{"negative price", strings.Replace(string(example), "price: 0.25", "price: -0.25", 1), nil,
-			[]string{"<stdin>: document 3 (NodeGroup spot-m5-4xlarge-us-east-1a): spec.price: -0.25 must not be negative"}},
+			[]string{"<stdin>: document 3 (NodeGroup spot-m5-4xlarge-us-east-1a): spec.price: -0.25 is outside [0, 1e+09]"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ func TestBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-o", "xml"}, `-o "xml": want table, json or yaml`},
-		{[]string{"--max-loops", "0"}, "--max-loops 0: must be at least 1"},
+		{[]string{"--max-loops", "0"}, "--max-loops 0: must be between 1 and 10000"},
 		{[]string{"--max-nodes-total", "-1"}, "--max-nodes-total -1: must not be negative"},
 		{[]string{"--expander", "grpc"}, `--expander: expander "grpc" is not supported by the simulation`},
 		{[]string{"--expander", "cheapest"}, `--expander: unknown expander "cheapest"`},

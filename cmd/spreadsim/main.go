@@ -8,7 +8,9 @@
 //
 // Exit status: 0 when the simulation ran (whatever it decided), 2 for bad
 // flags or input (every problem is printed to standard error), 1 when the
-// simulation itself failed.
+// simulation itself failed. An input past --max-input-bytes or --max-pods,
+// a run of more than maxLoopsCap loops and durations past
+// maxSimulatedTime are bad input: refused before anything is simulated.
 package main
 
 import (
@@ -66,6 +68,7 @@ type options struct {
 	compare       bool
 	seed          int64
 	maxLoops      int // 0: sim.DefaultMaxLoops
+	limits        load.Limits
 	maxNodesTotal int
 	scanInterval  time.Duration
 	provisionTime time.Duration
@@ -118,16 +121,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	quietLogs(opts.verbose, stderr)
 
-	scenario, name, err := loadScenario(opts.files, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "spreadsim: invalid input:\n")
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(stderr, "  %s\n", line)
-		}
-		return exitUsage
-	}
-	scenario.MaxNodesTotal = opts.maxNodesTotal
-	if problems := expanderInputProblems(scenario, opts); len(problems) > 0 {
+	scenario, name, cfg, problems := prepare(opts, stdin)
+	if len(problems) > 0 {
 		fmt.Fprintf(stderr, "spreadsim: invalid input:\n")
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "  %s\n", p)
@@ -136,10 +131,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	ctx := context.Background()
-	cfg := opts.config(true, opts.expander)
-	if cfg.MaxLoops == 0 {
-		cfg.MaxLoops = sim.DefaultMaxLoops(scenario, cfg)
-	}
 	rep := &report{scenario: scenario, name: name, opts: opts, maxLoops: cfg.MaxLoops}
 	res, err := sim.Run(ctx, scenario, cfg)
 	if err != nil {
@@ -171,6 +162,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	return exitOK
+}
+
+// prepare loads the input and builds the spreadscale run's sim.Config with
+// its loop budget; problems are the input's, one a line, every one found.
+func prepare(opts *options, stdin io.Reader) (sim.Scenario, string, sim.Config, []string) {
+	scenario, name, err := loadScenario(opts.files, stdin, opts.limits)
+	if err != nil {
+		return sim.Scenario{}, "", sim.Config{}, strings.Split(err.Error(), "\n")
+	}
+	scenario.MaxNodesTotal = opts.maxNodesTotal
+	if problems := expanderInputProblems(scenario, opts); len(problems) > 0 {
+		return sim.Scenario{}, "", sim.Config{}, problems
+	}
+	cfg := opts.config(true, opts.expander)
+	loops, problems := loopBudget(scenario, opts, cfg)
+	cfg.MaxLoops = loops
+	return scenario, name, cfg, problems
 }
 
 // config is the sim.Config of one run.
@@ -215,8 +223,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.files = files
 	var errs []error
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "max-loops" && o.maxLoops < 1 {
-			errs = append(errs, fmt.Errorf("--max-loops %d: must be at least 1", o.maxLoops))
+		if f.Name == "max-loops" && (o.maxLoops < 1 || o.maxLoops > maxLoopsCap) {
+			errs = append(errs, fmt.Errorf("--max-loops %d: must be between 1 and %d", o.maxLoops, maxLoopsCap))
 		}
 	})
 	errs = append(errs, o.problems()...)
@@ -241,10 +249,12 @@ func (o *options) define(fs *flag.FlagSet) {
 	fs.BoolVar(&o.compare, "compare", false, "also run stock cluster-autoscaler and print both")
 	fs.StringVar(&o.stockExpander, "stock-expander", "random", "stock run's --expander chain (with --compare)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of every random choice (random expander, ties)")
-	fs.IntVar(&o.maxLoops, "max-loops", 0, "maximum number of cluster-autoscaler loops per run (default 10; with spec.provisioning on a NodeGroup, 10 more than the loops covering the longest delay, --max-node-provision-time if a group never registers, and the 30m maximum backoff if a group fails; with scale-down, plus 3 cycles of --scale-down-delay-after-add, --scale-down-unneeded-time and a 2-loop drain)")
+	fs.IntVar(&o.maxLoops, "max-loops", 0, "maximum number of cluster-autoscaler loops per run (default 10; with spec.provisioning on a NodeGroup, 10 more than the loops covering the longest delay, --max-node-provision-time if a group never registers, and the 30m maximum backoff if a group fails; with scale-down, plus 3 cycles of --scale-down-delay-after-add, --scale-down-unneeded-time and a 2-loop drain; at most 10000)")
 	fs.DurationVar(&o.scanInterval, "scan-interval", 10*time.Second, "cluster-autoscaler's --scan-interval: simulated time between loops")
 	fs.DurationVar(&o.provisionTime, "max-node-provision-time", 15*time.Minute, "cluster-autoscaler's --max-node-provision-time")
 	fs.BoolVar(&o.parallel, "parallel-scale-up", false, "cluster-autoscaler's --parallel-scale-up: resize the groups of a scale-up concurrently")
+	fs.Int64Var(&o.limits.InputBytes, "max-input-bytes", load.DefaultInputBytes, "cap on the bytes of all -f inputs together; a larger input is refused")
+	fs.IntVar(&o.limits.Pods, "max-pods", load.DefaultPods, "cap on the pods of a run: those of the input plus those its workloads create; more are refused")
 	fs.IntVar(&o.maxNodesTotal, "max-nodes-total", 0, "cluster-autoscaler's --max-nodes-total (0: unlimited)")
 	fs.BoolVar(&o.balance, "balance-similar-node-groups", false, "cluster-autoscaler's --balance-similar-node-groups")
 	fs.BoolVar(&o.scaleDown.enabled, "scale-down-enabled", true, "cluster-autoscaler's --scale-down-enabled: run its scale-down too")
@@ -269,6 +279,12 @@ func (o *options) problems() []error {
 	if o.provisionTime <= 0 {
 		errs = append(errs, fmt.Errorf("--max-node-provision-time %v: must be positive", o.provisionTime))
 	}
+	if o.limits.InputBytes < 1 {
+		errs = append(errs, fmt.Errorf("--max-input-bytes %d: must be positive", o.limits.InputBytes))
+	}
+	if o.limits.Pods < 1 {
+		errs = append(errs, fmt.Errorf("--max-pods %d: must be positive", o.limits.Pods))
+	}
 	if o.maxNodesTotal < 0 {
 		errs = append(errs, fmt.Errorf("--max-nodes-total %d: must not be negative", o.maxNodesTotal))
 	}
@@ -281,6 +297,7 @@ func (o *options) problems() []error {
 	if u := o.scaleDown.threshold; !(u >= 0 && u <= 1) {
 		errs = append(errs, fmt.Errorf("--scale-down-utilization-threshold %v: must be between 0 and 1", u))
 	}
+	errs = append(errs, o.durationProblems()...)
 	if err := checkExpanders("--expander", o.expander, true); err != nil {
 		errs = append(errs, err)
 	}
@@ -342,10 +359,10 @@ func checkExpanderNames(flagName, chain string, spreadscale bool) error {
 }
 
 // loadScenario reads the -f inputs (standard input for "-") or the
-// built-in scenario, and returns it with a name for the output.
-func loadScenario(files []string, stdin io.Reader) (sim.Scenario, string, error) {
+// built-in scenario within lim, and returns it with a name for the output.
+func loadScenario(files []string, stdin io.Reader, lim load.Limits) (sim.Scenario, string, error) {
 	if len(files) == 0 {
-		s, err := load.Sources(load.Source{Name: defaultScenarioName, Reader: strings.NewReader(string(defaultScenario))})
+		s, err := lim.Sources(load.Source{Name: defaultScenarioName, Reader: strings.NewReader(string(defaultScenario))})
 		return s, defaultScenarioName, err
 	}
 	var srcs []load.Source
@@ -366,7 +383,7 @@ func loadScenario(files []string, stdin io.Reader) (sim.Scenario, string, error)
 	if len(errs) > 0 {
 		return sim.Scenario{}, "", errs
 	}
-	s, err := load.Sources(srcs...)
+	s, err := lim.Sources(srcs...)
 	return s, strings.Join(files, ", "), err
 }
 

@@ -44,8 +44,22 @@ func decodeStrict(t *testing.T, data []byte, v any) {
 // jsonSchema mirrors the documented -o json contract, field name by field
 // name, independently of the types the command uses to write it.
 type jsonSchema struct {
+	Verdict struct {
+		Spreadscale *jsonVerdict `json:"spreadscale"`
+		Stock       *jsonVerdict `json:"stock"`
+	} `json:"verdict"`
 	Result *jsonResult `json:"result"`
 	Stock  *jsonResult `json:"stock"`
+}
+
+type jsonVerdict struct {
+	Loops        int      `json:"loops"`
+	NewNodes     int      `json:"newNodes"`
+	MaxSkew      *int     `json:"maxSkew"`
+	EmptyDomains []string `json:"emptyDomains"`
+	Pending      int      `json:"pending"`
+	CostPerHour  *float64 `json:"costPerHour"`
+	AllBoundAt   *string  `json:"allBoundAt"`
 }
 
 type jsonResult struct {
@@ -114,7 +128,8 @@ func TestJSONSchema(t *testing.T) {
 	out := mustRun(t, "", "-o", "json", "--compare")
 	var top map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal([]byte(out), &top), "output is not JSON:\n%s", out)
-	require.Equal(t, []string{"result", "stock"}, keysOf(t, []byte(out)), "top-level keys")
+	require.Equal(t, []string{"result", "stock", "verdict"}, keysOf(t, []byte(out)), "top-level keys")
+	assert.Equal(t, []string{"spreadscale", "stock"}, keysOf(t, top["verdict"]), "verdict keys")
 	for _, side := range []string{"result", "stock"} {
 		assert.Equal(t, []string{"cost", "loops", "nodeGroups", "pods", "unschedulable"}, keysOf(t, top[side]), "%s keys", side)
 		var res struct {
@@ -174,7 +189,7 @@ func TestJSONSchema(t *testing.T) {
 	}
 
 	single := mustRun(t, "", "-o", "json")
-	assert.Equal(t, []string{"result"}, keysOf(t, []byte(single)), "top-level keys without --compare")
+	assert.Equal(t, []string{"result", "verdict"}, keysOf(t, []byte(single)), "top-level keys without --compare")
 }
 
 // Pods left pending are listed with the scheduler's and

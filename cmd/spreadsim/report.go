@@ -43,10 +43,12 @@ func (r *report) run(mode string) *namedRun {
 }
 
 // Output is the -o json and -o yaml document: the spreadscale run under
-// "result" and, with --compare, the stock run under "stock".
+// "result" and, with --compare, the stock run under "stock"; the verdict of
+// each under "verdict".
 type Output struct {
-	Result *Result `json:"result"`
-	Stock  *Result `json:"stock,omitempty"`
+	Verdict Verdicts `json:"verdict"`
+	Result  *Result  `json:"result"`
+	Stock   *Result  `json:"stock,omitempty"`
 }
 
 // Result is one run. Every list is present, empty when it has no entry.
@@ -177,11 +179,14 @@ func toResult(s sim.Scenario, res *sim.Result) *Result {
 // output builds the Output of r.
 func (r *report) output() *Output {
 	out := &Output{}
+	spreads := pendingSpreads(r.scenario)
 	if run := r.run(modeSpreadscale); run != nil {
 		out.Result = toResult(r.scenario, run.res)
+		out.Verdict.Spreadscale = verdictOf(r.scenario, run, spreads)
 	}
 	if run := r.run(modeStock); run != nil {
 		out.Stock = toResult(r.scenario, run.res)
+		out.Verdict.Stock = verdictOf(r.scenario, run, spreads)
 	}
 	return out
 }

@@ -88,10 +88,10 @@ func writeTable(w io.Writer, r *report) error {
 
 	b.WriteString("\n")
 	if len(cols) > 1 {
-		fmt.Fprintf(&b, "verdict: %s | %s\n", summary(r.run(modeSpreadscale), spreads), summary(r.run(modeStock), spreads))
+		fmt.Fprintf(&b, "verdict: %s | %s\n", summary(r.scenario, r.run(modeSpreadscale), spreads), summary(r.scenario, r.run(modeStock), spreads))
 		fmt.Fprintf(&b, "scale-down: %s | %s\n", churn(r.run(modeSpreadscale)), churn(r.run(modeStock)))
 	} else {
-		fmt.Fprintf(&b, "summary: %s\n", summary(cols[0], spreads))
+		fmt.Fprintf(&b, "summary: %s\n", summary(r.scenario, cols[0], spreads))
 		fmt.Fprintf(&b, "scale-down: %s\n", churn(cols[0]))
 	}
 	lines := strings.Split(b.String(), "\n")
@@ -212,12 +212,13 @@ func loopZero(cols []*namedRun) ([]string, bool) {
 
 // summary is one run's verdict: loops that scaled, final node count, the
 // largest skew over the pending pods' DoNotSchedule constraints (hostname
-// excepted) as the scheduler measures it on the final cluster, and the
-// pods left pending.
-func summary(run *namedRun, spreads []*topology.Spread) string {
+// excepted) on the final cluster over the scale-up's domain universe
+// (spreadOutcome), the domains left empty, and the pods left pending.
+func summary(sc sim.Scenario, run *namedRun, spreads []*topology.Spread) string {
 	res := run.res
 	loops := res.ScaleUpLoops()
-	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), maxSkew(res, spreads))
+	o := spreadOutcome(sc, res, spreads)
+	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s%s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), o.skewText(), o.emptyText())
 	if n := len(res.Unschedulable); n > 0 {
 		s += fmt.Sprintf(", %d pending", n)
 	} else if at, ok := res.AllBoundAt(); ok && at > 0 {
@@ -262,37 +263,6 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
-}
-
-// maxSkew is the largest skew (matching pods of the fullest domain minus
-// the global minimum the scheduler's Filter uses) of any of the spreads'
-// DoNotSchedule constraints other than hostname on the final cluster of
-// res; "-" when there is no such constraint.
-func maxSkew(res *sim.Result, spreads []*topology.Spread) string {
-	u, err := topology.NewUniverse(res.Nodes, res.BoundPods, nil, nil)
-	if err != nil {
-		return "?"
-	}
-	best, found := 0, false
-	for _, sp := range spreads {
-		counts := u.Count(sp)
-		for i, c := range sp.Hard {
-			if c.TopologyKey == apiv1.LabelHostname || counts.Domains(i) == 0 {
-				continue
-			}
-			top := 0
-			for _, n := range res.Nodes {
-				if v, ok := n.Labels[c.TopologyKey]; ok {
-					top = max(top, counts.MatchNum(i, v))
-				}
-			}
-			best, found = max(best, top-counts.MinMatchNum(i)), true
-		}
-	}
-	if !found {
-		return "-"
-	}
-	return fmt.Sprint(best)
 }
 
 // pendingSpreads returns the distinct DoNotSchedule spreads of the pods

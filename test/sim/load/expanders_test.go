@@ -94,7 +94,7 @@ func TestExpanderInputProblems(t *testing.T) {
 		{"wrong namespace", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-autoscaler-priority-expander}\ndata: {priorities: \"10: [.*]\"}\n",
 			[]string{`document 1 (ConfigMap default/cluster-autoscaler-priority-expander): metadata.namespace: "default": cluster-autoscaler reads its priority expander ConfigMap cluster-autoscaler-priority-expander from namespace kube-system only`}},
 		{"negative price", strings.Replace(priorityGroups, "price: 0.25", "price: -0.25", 1),
-			[]string{"document 1 (NodeGroup spot-a): spec.price: -0.25 must not be negative (the cost of one node per hour)"}},
+			[]string{"document 1 (NodeGroup spot-a): spec.price: -0.25 is outside [0, 1e+09] (the cost of one node per hour)"}},
 		{"price not a number", strings.Replace(priorityGroups, "price: 0.25", `price: "cheap"`, 1),
 			[]string{"document 1 (NodeGroup spot-a): cannot decode: cannot unmarshal string into Go struct field NodeGroupSpec.spec.price of type float64"}},
 	}

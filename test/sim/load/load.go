@@ -106,6 +106,25 @@
 // data.priorities cluster-autoscaler would reject (unparsable YAML, a
 // priority that is not an integer, a value that is not a list, an invalid
 // regexp).
+//
+// Nodes, PersistentVolumes, PersistentVolumeClaims and StorageClasses are
+// validated as the API server validates their create (k8s v1.33.1, the
+// defaulted object converted to the internal type): a Node's name,
+// labels, taints and capacity and allocatable quantities; everything the
+// storage kinds' validation checks. A NodeGroup's metadata is validated as
+// a custom resource's (its name a DNS subdomain: no newline or terminal
+// escape), its template as a Node, with cpu and memory in
+// status.capacity and every status.allocatable at most its capacity; its
+// spec.price must lie in [0, MaxPrice]. A YAML .nan or .inf is reported at
+// its field. Two objects with one metadata.uid are an error, as is an
+// input that holds no object. Messages escape unprintable characters.
+//
+// # Limits
+//
+// Limits bound an input: its bytes, over all sources (an endless stream
+// ends at the cap), and its pods, those of the input plus those its
+// workloads create, counted before any is created. Past either, the input
+// is refused with one problem naming the cap.
 package load
 
 import (
@@ -161,9 +180,10 @@ func Files(paths ...string) (sim.Scenario, error) {
 	return Sources(srcs...)
 }
 
-// FileSources reads the file at path, or the *.yaml, *.yml and *.json
-// files of the directory at path in lexical order, into Sources named by
-// their paths. Its error is an *Error naming the path.
+// FileSources returns the file at path, or the *.yaml, *.yml and *.json
+// files of the directory at path in lexical order, as Sources named by
+// their paths. A file is opened when Sources first reads it and closed
+// when it is read. Its error is an *Error naming the path.
 func FileSources(path string) ([]Source, error) {
 	names, err := expand(path)
 	if err != nil {
@@ -171,11 +191,7 @@ func FileSources(path string) ([]Source, error) {
 	}
 	var out []Source
 	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, &Error{Source: name, Message: pathError(err)}
-		}
-		out = append(out, Source{Name: name, Reader: bytes.NewReader(data)})
+		out = append(out, Source{Name: name, Reader: &fileReader{path: name}})
 	}
 	return out, nil
 }
@@ -219,14 +235,33 @@ func expand(path string) ([]string, error) {
 }
 
 // Sources reads a Scenario from the streams, in order, as one input (see
-// Files). On error the Scenario is empty and the error is an Errors value,
-// or a plain error when a stream cannot be read.
+// Files), within the default Limits.
 func Sources(srcs ...Source) (sim.Scenario, error) {
+	return Limits{}.Sources(srcs...)
+}
+
+// Sources reads a Scenario from the streams, in order, as one input (see
+// Files), within lim. On error the Scenario is empty and the error is an
+// Errors value, or a plain error for a nil reader. An input that holds no
+// object is an error, as is one past a limit; reading stops at the byte
+// cap.
+func (lim Limits) Sources(srcs ...Source) (sim.Scenario, error) {
 	l := newLoader()
+	l.limits = lim.withDefaults()
+	l.bytesLeft = l.limits.InputBytes
 	for _, src := range srcs {
-		if err := l.source(src); err != nil {
+		err := l.source(src)
+		if errors.Is(err, errInputTooLarge) {
+			l.errs = append(l.errs, tooLarge(src.Name, l.limits))
+			return sim.Scenario{}, l.errs
+		}
+		if err != nil {
 			return sim.Scenario{}, err
 		}
+	}
+	if l.objects == 0 && len(l.errs) == 0 {
+		l.errs = append(l.errs, &Error{Source: sourceNames(srcs), Message: "the input holds no object (want Nodes, NodeGroups and Pods or workloads)"})
+		return sim.Scenario{}, l.errs
 	}
 	s := l.finish()
 	if len(l.errs) > 0 {
@@ -235,84 +270,36 @@ func Sources(srcs ...Source) (sim.Scenario, error) {
 	return s, nil
 }
 
-// Error is one problem of the input.
-type Error struct {
-	// Source is the stream's name, "" for Parse.
-	Source string
-	// Document is the 1-based index of the document in its source, 0 when
-	// the problem is not tied to a document.
-	Document int
-	// Item is the 1-based index in a List document, 0 outside a List.
-	Item int
-	// Kind and Name identify the object ("namespace/name" for namespaced
-	// kinds) when known.
-	Kind, Name string
-	// Message describes the problem, starting with the offending field
-	// when there is one.
-	Message string
+// sourceNames joins the names of srcs for a problem of the whole input.
+func sourceNames(srcs []Source) string {
+	var names []string
+	for _, s := range srcs {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
-// Error renders "<source>: document <d>, item <i> (<Kind> <name>): <message>",
-// leaving out the parts that are unknown.
-func (e *Error) Error() string {
-	var where []string
-	if e.Document > 0 {
-		doc := fmt.Sprintf("document %d", e.Document)
-		if e.Item > 0 {
-			doc += fmt.Sprintf(", item %d", e.Item)
-		}
-		where = append(where, doc)
-	}
-	switch {
-	case e.Kind != "" && e.Name != "":
-		where = append(where, fmt.Sprintf("(%s %s)", e.Kind, e.Name))
-	case e.Kind != "":
-		where = append(where, fmt.Sprintf("(%s)", e.Kind))
-	}
-	loc := strings.Join(where, " ")
-	switch {
-	case e.Source != "" && loc != "":
-		loc = e.Source + ": " + loc
-	case e.Source != "":
-		loc = e.Source
-	}
-	if loc == "" {
-		return e.Message
-	}
-	if e.Message == "" {
-		return loc
-	}
-	return loc + ": " + e.Message
-}
-
-// Errors is every problem found in an input, in input order.
-type Errors []*Error
-
-// Error joins the problems, one per line.
-func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// IsInputError reports whether err (or an error it wraps) is an Errors
-// value: a problem of the input rather than of reading it.
-func IsInputError(err error) bool {
-	var es Errors
-	return errors.As(err, &es)
-}
-
-// source reads every document of src.
+// source reads every document of src within the byte cap; past it, it
+// returns errInputTooLarge.
 func (l *loader) source(src Source) error {
 	if src.Reader == nil {
 		return fmt.Errorf("source %q: nil reader", src.Name)
 	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(src.Reader))
+	if f, ok := src.Reader.(*fileReader); ok {
+		defer f.close()
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(newCapReader(src.Reader, &l.bytesLeft)))
 	for doc := 1; ; doc++ {
 		data, err := r.Read()
 		if err == io.EOF {
+			return nil
+		}
+		if errors.Is(err, errInputTooLarge) {
+			return err
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			l.errs = append(l.errs, &Error{Source: src.Name, Message: pathError(err)})
 			return nil
 		}
 		if err != nil {
@@ -324,10 +311,18 @@ func (l *loader) source(src Source) error {
 }
 
 // document decodes one document; empty documents (only comments or
-// whitespace) are skipped.
+// whitespace) are skipped. A YAML float JSON cannot hold (.nan, .inf) is
+// reported at its field (nonFinite).
 func (l *loader) document(at origin, data []byte) {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
+		if kind, name, msgs := nonFinite(data); len(msgs) > 0 {
+			at.kind, at.name = kind, name
+			for _, m := range msgs {
+				l.fail(at, "%s", m)
+			}
+			return
+		}
 		l.fail(at, "invalid YAML: %s", strings.Join(strings.Fields(err.Error()), " "))
 		return
 	}

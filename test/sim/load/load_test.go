@@ -251,17 +251,17 @@ spec:
 apiVersion: spreadscale.io/v1alpha1
 kind: NodeGroup
 metadata: {name: g1}
-spec: {minSize: 2, maxSize: 1, template: {status: {capacity: {cpu: "1"}}}}
+spec: {minSize: 2, maxSize: 1, template: {status: {capacity: {cpu: "1", memory: 4Gi}}}}
 ---
 apiVersion: spreadscale.io/v1alpha1
 kind: NodeGroup
 metadata: {name: g2}
-spec: {maxSize: 3, selector: {matchLabels: {pool: p}}, template: {status: {capacity: {cpu: "1"}}}}
+spec: {maxSize: 3, selector: {matchLabels: {pool: p}}, template: {status: {capacity: {cpu: "1", memory: 4Gi}}}}
 ---
 apiVersion: spreadscale.io/v1alpha1
 kind: NodeGroup
 metadata: {name: g3}
-spec: {maxSize: 3, selector: {}, template: {status: {capacity: {cpu: "1"}}}}
+spec: {maxSize: 3, selector: {}, template: {status: {capacity: {cpu: "1", memory: 4Gi}}}}
 ---
 apiVersion: apps/v1
 kind: StatefulSet
@@ -310,7 +310,7 @@ func TestFiles(t *testing.T) {
 	nodes := write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {pool: p}}\nstatus: {capacity: {cpu: \"2\"}}\n")
 	write("more/a-pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {nodeName: n1, containers: [{name: c, image: i}]}\n")
 	write("more/b-groups.json", `{"apiVersion": "spreadscale.io/v1alpha1", "kind": "NodeGroup", "metadata": {"name": "g"},
-		"spec": {"maxSize": 2, "selector": {"matchLabels": {"pool": "p"}}, "template": {"status": {"capacity": {"cpu": "2"}}}}}`)
+		"spec": {"maxSize": 2, "selector": {"matchLabels": {"pool": "p"}}, "template": {"status": {"capacity": {"cpu": "2", "memory": "8Gi"}}}}}`)
 	write("more/readme.md", "not an input")
 	s, err := load.Files(nodes, filepath.Join(dir, "more"))
 	require.NoError(t, err, "Files")

@@ -8,9 +8,7 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
 
 	"github.com/spreadscale/spreadscale/processors"
@@ -100,7 +98,7 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 	}
 	spec := &ng.Spec
 	g := sim.NodeGroup{Name: ng.Name}
-	ok := true
+	ok := l.failAll(at, validateNodeGroupMeta(ng))
 	if spec.MinSize != nil {
 		g.MinSize = int(*spec.MinSize)
 	}
@@ -132,10 +130,7 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 		g.DomainLabels = domain
 	}
 	if spec.Price != nil {
-		if *spec.Price < 0 {
-			l.fail(at, "spec.price: %v must not be negative (the cost of one node per hour)", *spec.Price)
-			ok = false
-		}
+		ok = l.price(at, *spec.Price) && ok
 		g.Price = spec.Price
 	}
 	if spec.Provisioning != nil {
@@ -151,28 +146,14 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 	l.groups = append(l.groups, groupEntry{group: g, selector: sel, at: at})
 }
 
-// template validates a NodeGroup template and completes it: allocatable
-// defaults to capacity per resource.
+// template validates a NodeGroup template (validateTemplate) and completes
+// it: allocatable defaults to capacity per resource.
 func (l *loader) template(at origin, t *apiv1.Node) bool {
 	if t == nil {
 		l.fail(at, "spec.template: required")
 		return false
 	}
-	if len(t.Status.Capacity) == 0 {
-		l.fail(at, "spec.template.status.capacity: required (at least cpu and memory)")
-		return false
-	}
-	ok := true
-	for _, name := range slices.Sorted(maps.Keys(t.Status.Capacity)) {
-		if q := t.Status.Capacity[name]; q.Sign() < 0 {
-			l.fail(at, "spec.template.status.capacity.%s: %s must not be negative", name, q.String())
-			ok = false
-		}
-	}
-	for _, e := range metav1validation.ValidateLabels(t.Labels, field.NewPath("spec", "template", "metadata", "labels")) {
-		l.fail(at, "%v", e)
-		ok = false
-	}
+	ok := l.failAll(at, validateTemplate(t))
 	corev1defaults.SetObjectDefaults_Node(t)
 	for name, q := range t.Status.Capacity {
 		if _, set := t.Status.Allocatable[name]; !set {
@@ -223,4 +204,18 @@ func (l *loader) provisioning(at origin, p *ProvisioningSpec) (sim.Provisioning,
 	}
 	out.Delay = d
 	return out, true
+}
+
+// MaxPrice is the largest spec.price accepted: far above any node's cost
+// per hour in any currency, and small enough that the costs spreadsim sums
+// over every node of a run stay finite.
+const MaxPrice = 1e9
+
+// price validates spec.price: a number in [0, MaxPrice].
+func (l *loader) price(at origin, p float64) bool {
+	if p >= 0 && p <= MaxPrice {
+		return true
+	}
+	l.fail(at, "spec.price: %v is outside [0, %g] (the cost of one node per hour)", p, MaxPrice)
+	return false
 }

@@ -78,7 +78,12 @@ type loader struct {
 	pods    []podEntry
 	groups  []groupEntry
 	defined map[string]origin // "<Kind> <namespace/name>" -> first definition
-	podSeq  int               // pods given a creationTimestamp so far
+	uids    map[string]origin // metadata.uid -> the object that has it
+	objects int               // objects read, List items included
+	// limits bound the input; bytesLeft is what its byte cap still allows.
+	limits    Limits
+	bytesLeft int64
+	podSeq    int // pods given a creationTimestamp so far
 	// priorityClasses are the input's PriorityClasses, priorityClassAt
 	// where each was defined; priority admits pods once all are known.
 	priorityClasses []*schedulingv1.PriorityClass
@@ -101,7 +106,7 @@ type loader struct {
 
 // newLoader returns an empty loader.
 func newLoader() *loader {
-	return &loader{defined: map[string]origin{}, badTemplates: map[origin]bool{}}
+	return &loader{defined: map[string]origin{}, uids: map[string]origin{}, badTemplates: map[origin]bool{}}
 }
 
 // fail records a problem at o.
@@ -120,10 +125,12 @@ type envelope struct {
 // namespaced are the supported kinds that live in a namespace.
 var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true, "PersistentVolumeClaim": true}
 
-// objectName is the part of metadata that names an object in messages.
+// objectName is the part of metadata that names an object in messages, and
+// its uid.
 type objectName struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
+	UID       string `json:"uid"`
 }
 
 // jsonType names the JSON type of a non-object value for messages.
@@ -166,6 +173,10 @@ func (l *loader) object(at origin, js []byte, lists bool) {
 		if namespaced[tm.Kind] {
 			at.name = cmp.Or(name.Namespace, metav1.NamespaceDefault) + "/" + name.Name
 		}
+	}
+	if tm.Kind != "List" {
+		l.objects++
+		l.uniqueUID(at, name.UID)
 	}
 	switch {
 	case tm.Kind == "":
@@ -247,6 +258,21 @@ func (l *loader) decode(at origin, js []byte, obj any, ignoreStatus bool) bool {
 // quantityMaps are the fields whose map values are resource quantities.
 var quantityMaps = map[string]bool{"requests": true, "limits": true, "capacity": true, "allocatable": true, "overhead": true}
 
+// uniqueUID records that the object at o has metadata.uid uid; a second
+// object with the same uid is an error naming the first (the API server
+// gives every object its own uid, and the simulation's volume binder and
+// informers key objects by it). An empty uid is not recorded.
+func (l *loader) uniqueUID(at origin, uid string) {
+	if uid == "" {
+		return
+	}
+	if first, dup := l.uids[uid]; dup {
+		l.fail(at, "metadata.uid: %s is already the uid of %s %s (%s)", uid, first.kind, first.name, first.where())
+		return
+	}
+	l.uids[uid] = at
+}
+
 // define records the definition of kind key at o; a second definition is
 // an error naming the first.
 func (l *loader) define(at origin, kind, key string) bool {
@@ -259,7 +285,8 @@ func (l *loader) define(at origin, kind, key string) bool {
 	return true
 }
 
-// node decodes an existing Node.
+// node decodes an existing Node and validates it (validateNode); an
+// invalid node is kept so that the pods bound to it are not reported too.
 func (l *loader) node(at origin, js []byte) {
 	n := &apiv1.Node{}
 	if !l.decode(at, js, n, true) {
@@ -274,6 +301,7 @@ func (l *loader) node(at origin, js []byte) {
 		return
 	}
 	corev1defaults.SetObjectDefaults_Node(n)
+	l.failAll(at, validateNode(n))
 	l.nodes = append(l.nodes, nodeEntry{node: n, at: at})
 }
 

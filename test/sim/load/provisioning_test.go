@@ -17,7 +17,7 @@ kind: NodeGroup
 metadata: {name: slow}
 spec:
   maxSize: 3
-  template: {status: {capacity: {cpu: "1"}}}
+  template: {status: {capacity: {cpu: "1", memory: 4Gi}}}
   provisioning: {delay: 2m30s}
 ---
 apiVersion: spreadscale.io/v1alpha1
@@ -25,13 +25,13 @@ kind: NodeGroup
 metadata: {name: broken}
 spec:
   maxSize: 3
-  template: {status: {capacity: {cpu: "1"}}}
+  template: {status: {capacity: {cpu: "1", memory: 4Gi}}}
   provisioning: {error: "out of capacity in zone-c", neverRegisters: true}
 ---
 apiVersion: spreadscale.io/v1alpha1
 kind: NodeGroup
 metadata: {name: plain}
-spec: {maxSize: 3, template: {status: {capacity: {cpu: "1"}}}}
+spec: {maxSize: 3, template: {status: {capacity: {cpu: "1", memory: 4Gi}}}}
 `)
 	got := map[string]sim.Provisioning{}
 	for _, g := range s.NodeGroups {
@@ -51,17 +51,17 @@ func TestProvisioningProblems(t *testing.T) {
 	got := problems(t, `apiVersion: spreadscale.io/v1alpha1
 kind: NodeGroup
 metadata: {name: g1}
-spec: {maxSize: 3, template: {status: {capacity: {cpu: "1"}}}, provisioning: {delay: soon}}
+spec: {maxSize: 3, template: {status: {capacity: {cpu: "1", memory: 4Gi}}}, provisioning: {delay: soon}}
 ---
 apiVersion: spreadscale.io/v1alpha1
 kind: NodeGroup
 metadata: {name: g2}
-spec: {maxSize: 3, template: {status: {capacity: {cpu: "1"}}}, provisioning: {delay: -5s}}
+spec: {maxSize: 3, template: {status: {capacity: {cpu: "1", memory: 4Gi}}}, provisioning: {delay: -5s}}
 ---
 apiVersion: spreadscale.io/v1alpha1
 kind: NodeGroup
 metadata: {name: g3}
-spec: {maxSize: 3, template: {status: {capacity: {cpu: "1"}}}, provisioning: {delai: 5s}}
+spec: {maxSize: 3, template: {status: {capacity: {cpu: "1", memory: 4Gi}}}, provisioning: {delai: 5s}}
 `)
 	want := []string{
 		`document 1 (NodeGroup g1): spec.provisioning.delay: invalid duration "soon" (want a Go duration such as 90s or 2m30s)`,

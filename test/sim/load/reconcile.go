@@ -31,18 +31,48 @@ type expansion struct {
 // spec.replicas minus the input pods it already owns (see owns). A
 // ReplicaSet with a controller reference to a Deployment of the input
 // creates none itself: its Deployment counts its pods.
+//
+// The pods are counted before any is created: when they would pass
+// Limits.Pods, the problem is recorded and no pod is returned.
 func (l *loader) expandWorkloads() []podEntry {
+	owned := map[*expansion]map[string]bool{}
+	var created []workloadPods
+	inputPods := 0
+	for _, pe := range l.pods {
+		if pe.workload == nil {
+			inputPods++
+			continue
+		}
+		if e := pe.workload; !(e.kind == "ReplicaSet" && l.deploymentOf(e) != nil) {
+			owned[e] = l.ownedBy(e)
+			created = append(created, workloadPods{at: e.at, pods: max(0, e.replicas-len(owned[e]))})
+		}
+	}
+	if !l.withinPodCap(inputPods, created) {
+		return nil
+	}
 	var out []podEntry
 	for _, pe := range l.pods {
 		if pe.workload == nil {
 			out = append(out, pe)
 			continue
 		}
-		if e := pe.workload; !(e.kind == "ReplicaSet" && l.deploymentOf(e) != nil) {
-			out = append(out, l.expand(e)...)
+		if e := pe.workload; owned[e] != nil {
+			out = append(out, l.expand(e, owned[e])...)
 		}
 	}
 	return out
+}
+
+// ownedBy is the set of the names of the input pods workload e owns.
+func (l *loader) ownedBy(e *expansion) map[string]bool {
+	owned := map[string]bool{}
+	for _, pe := range l.pods {
+		if pe.pod != nil && l.owns(e, pe.pod) {
+			owned[pe.pod.Name] = true
+		}
+	}
+	return owned
 }
 
 // deploymentOf is the Deployment of the input that controls ReplicaSet e,
@@ -134,16 +164,10 @@ func (l *loader) owns(e *expansion, pod *apiv1.Pod) bool {
 }
 
 // expand creates the pods workload e lacks: spec.replicas minus the input
-// pods it owns. A StatefulSet creates its lowest ordinals whose pod is
-// missing (an input pod it does not own under such a name is an error);
-// the others create suffixed names no input pod has.
-func (l *loader) expand(e *expansion) []podEntry {
-	owned := map[string]bool{}
-	for _, pe := range l.pods {
-		if pe.pod != nil && l.owns(e, pe.pod) {
-			owned[pe.pod.Name] = true
-		}
-	}
+// pods it owns (owned, see ownedBy). A StatefulSet creates its lowest
+// ordinals whose pod is missing (an input pod it does not own under such a
+// name is an error); the others create suffixed names no input pod has.
+func (l *loader) expand(e *expansion, owned map[string]bool) []podEntry {
 	need := e.replicas - len(owned)
 	if need <= 0 {
 		return nil

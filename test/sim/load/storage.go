@@ -22,7 +22,8 @@ type claimEntry struct {
 }
 
 // storageObject decodes a v1 PersistentVolume or PersistentVolumeClaim or a
-// storage.k8s.io/v1 StorageClass, with the API server's defaults.
+// storage.k8s.io/v1 StorageClass, with the API server's defaults, and
+// validates it as the API server does (validatePersistentVolume, ...).
 func (l *loader) storageObject(at origin, kind string, js []byte) {
 	var meta *metav1.ObjectMeta
 	var obj any
@@ -57,12 +58,15 @@ func (l *loader) storageObject(at origin, kind string, js []byte) {
 	switch o := obj.(type) {
 	case *apiv1.PersistentVolume:
 		corev1defaults.SetObjectDefaults_PersistentVolume(o)
+		l.failAll(at, validatePersistentVolume(o))
 		l.volumes = append(l.volumes, o)
 	case *apiv1.PersistentVolumeClaim:
 		corev1defaults.SetObjectDefaults_PersistentVolumeClaim(o)
+		l.failAll(at, validatePersistentVolumeClaim(o))
 		l.claims = append(l.claims, claimEntry{pvc: o, at: at})
 	case *storagev1.StorageClass:
 		storagev1defaults.SetObjectDefaults_StorageClass(o)
+		l.failAll(at, validateStorageClass(o))
 		l.classes = append(l.classes, o)
 	}
 }
