@@ -163,18 +163,19 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareProblem {
 		return cb
 	}
 	req := p.requestsOf(pod)
-	for _, e := range p.existingWithRoom(req) {
+	existing, planned := p.existingWithRoom(req), p.plannedWithRoom(req)
+	for _, e := range existing {
 		if cb := comboOf(e.topo.Node); cb != nil && !c.failed[e.topo.Name] {
 			cb.free += fits(e.free, req, hostCap)
 		}
 	}
-	for _, pn := range p.plannedWithRoom(req) {
+	for _, pn := range planned {
 		if cb := comboOf(pn.Node); cb != nil && !c.failed[pn.Name] {
 			cb.free += fits(pn.free, req, hostCap)
 		}
 	}
 	p.addGroupRoom(c, req, hostCap, comboOf)
-	sp.host = p.buildHostModel(c, pod, sp, realized)
+	sp.host = p.buildHostModel(c, pod, sp, realized, existing, planned)
 	return sp
 }
 

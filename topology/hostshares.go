@@ -67,8 +67,9 @@ type hostModel struct {
 // spread has no hostname constraint or the model does not apply (a
 // zero-or-max group, which adds nodes that stay empty, two nodes with one
 // hostname, more than maxHostSlots nodes): the shares then cap each node
-// instead.
-func (p *planner) buildHostModel(c *class, pod *v1.Pod, sp *shareProblem, realized *Counts) *hostModel {
+// instead. existing and planned are the nodes with room for the pod.
+func (p *planner) buildHostModel(c *class, pod *v1.Pod, sp *shareProblem, realized *Counts,
+	existing []*existingState, planned []*plannedState) *hostModel {
 	s := c.spread
 	hm := &hostModel{}
 	var hostIdx []int
@@ -103,17 +104,17 @@ func (p *planner) buildHostModel(c *class, pod *v1.Pod, sp *shareProblem, realiz
 		hm.slots = append(hm.slots, slot)
 		return true
 	}
-	for _, e := range p.existingWithRoom(req) {
-		if !add(e.topo.Node, slotFixed, e.free) {
+	for _, e := range existing {
+		if !add(e.topo.Node, slotFixed, e.free) || len(hm.slots) > maxHostSlots {
 			return nil
 		}
 	}
-	for _, pn := range p.plannedWithRoom(req) {
+	for _, pn := range planned {
 		kind := slotFixed
 		if len(pn.Pods) == 0 {
 			kind = slotOptional
 		}
-		if !add(pn.Node, kind, pn.free) {
+		if !add(pn.Node, kind, pn.free) || len(hm.slots) > maxHostSlots {
 			return nil
 		}
 	}
