@@ -65,15 +65,23 @@ func (ls *levelSolver) realize(n int, bands []band) (shareState, bool) {
 		}
 		return x, ok
 	}
-	return ls.transport(n, kbs)
+	x, ok := ls.transport(n, kbs, nil)
+	if !ok || len(kbs) == 0 {
+		return x, ok
+	}
+	if even, ok := ls.transport(n, ls.exact(kbs, x), ls.proportional(kbs, x)); ok {
+		return even, true
+	}
+	return x, true
 }
 
 // transport solves the transportation problem: source → first key's
 // values (their bounds) → second key's values through the combos (their
-// room) → sink (their bounds), exactly n units; with one key bounded the
-// combos lead to the sink directly. Room on existing and planned nodes
-// costs 0 per pod, room on new nodes 1, and the cheapest flow is kept.
-func (ls *levelSolver) transport(n int, kbs []*keyBounds) (shareState, bool) {
+// room, within cells when set) → sink (their bounds), exactly n units;
+// with one key bounded the combos lead to the sink directly. Room on
+// existing and planned nodes costs 0 per pod, room on new nodes 1, and the
+// cheapest flow is kept.
+func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (shareState, bool) {
 	const src, dst = 0, 1
 	rows := 2
 	cols := rows
@@ -108,8 +116,12 @@ func (ls *levelSolver) transport(n int, kbs []*keyBounds) (shareState, bool) {
 		if len(kbs) == 2 {
 			to = cols + kbs[1].of[cb.values[kbs[1].key]]
 		}
-		free := min(cb.free, ls.caps[j])
-		arcs[j] = [2]int{g.arc(from, to, 0, free, 0), g.arc(from, to, 0, ls.caps[j]-free, 1)}
+		lo, hi := 0, ls.caps[j]
+		if cells != nil {
+			lo, hi = cells[j][0], cells[j][1]
+		}
+		free := min(cb.free, hi)
+		arcs[j] = [2]int{g.arc(from, to, min(lo, free), free, 0), g.arc(from, to, max(lo-free, 0), hi-free, 1)}
 	}
 	g.arc(dst, src, n, n, 0)
 	if !g.circulate() {
