@@ -50,7 +50,7 @@ func TestMultiKeySpreadShareSearchCliff(t *testing.T) {
 		hostname bool
 	}{{18, false}, {19, false}, {20, false}, {22, false}, {20, true}} {
 		g := &genInstance{
-			name: fmt.Sprintf("%d replicas", tc.replicas), kind: "complete plan",
+			name: fmt.Sprintf("%d replicas", tc.replicas), kind: "complete plan, full grid", strict: true,
 			zones: []string{"zone-1", "zone-2", "zone-3"}, key: capacityTypeKey,
 			nodeMilli: 4000, podMilli: 1000, zoneSkew: 1, keySkew: 1, hostname: tc.hostname, pending: tc.replicas,
 		}
@@ -67,10 +67,12 @@ func TestMultiKeySpreadShareSearchCliff(t *testing.T) {
 }
 
 // runInstances simulates the instances on every CPU and reports each
-// failing one (at most maxReportedInstances in full) in instance order.
+// failing one (at most maxReportedInstances in full) in instance order,
+// and logs how many ended at an excused kube-scheduler dead end.
 func runInstances(t *testing.T, instances []*genInstance) {
 	t.Helper()
 	problems := make([][]string, len(instances))
+	deadEnds := make([]bool, len(instances))
 	errs := make([]error, len(instances))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -81,7 +83,7 @@ func runInstances(t *testing.T, instances []*genInstance) {
 			for i := range next {
 				res, err := sim.Run(context.Background(), instances[i].scenario(), scaleUpOnly(sim.Config{Spreadscale: true, Seed: 1}))
 				if errs[i] = err; err == nil {
-					problems[i] = instances[i].check(res)
+					problems[i], deadEnds[i] = instances[i].check(res)
 				}
 			}
 		}()
@@ -91,9 +93,12 @@ func runInstances(t *testing.T, instances []*genInstance) {
 	}
 	close(next)
 	wg.Wait()
-	failed := 0
+	failed, excused := 0, 0
 	for i, g := range instances {
 		require.NoError(t, errs[i], "%s", g)
+		if deadEnds[i] {
+			excused++
+		}
 		if len(problems[i]) == 0 {
 			continue
 		}
@@ -101,30 +106,36 @@ func runInstances(t *testing.T, instances []*genInstance) {
 			t.Errorf("%s\n  %s", g, strings.Join(problems[i], "\n  "))
 		}
 	}
+	t.Logf("%d instances, %d failing, %d non-strict ones left more pods pending at a kube-scheduler dead end", len(instances), failed, excused)
 	assert.Zero(t, failed, "instances failing out of %d", len(instances))
 }
 
 // check compares a run of the instance with its known outcome and returns
-// what differs, each with the counts it looked at:
-//   - exactly wantPending pods left pending;
+// what differs, each with the counts it looked at, and whether a
+// non-strict instance ended at an excused dead end:
+//   - exactly wantPending pods left pending; a non-strict instance may
+//     leave more when the final cluster is a dead end (see deadEnd);
 //   - one scale-up loop, in which the scheduler bound every pod that could
-//     be placed, and no pending pod whose reason says CA planned it;
+//     be placed, and no pending pod whose reason says CA planned it
+//     (unless at an excused dead end);
 //   - the web pods' final counts per zone and per value within their
 //     maxSkew over every zone and value a group offers (groups that stayed
 //     at zero included), and per node within 1 with a hostname constraint.
-func (g *genInstance) check(res *sim.Result) []string {
+func (g *genInstance) check(res *sim.Result) ([]string, bool) {
 	var out []string
-	if n := len(res.Unschedulable); n != g.wantPending {
-		out = append(out, fmt.Sprintf("%d pods left pending, want %d", n, g.wantPending))
+	pending := len(res.Unschedulable)
+	excused := !g.strict && pending > g.wantPending && g.deadEnd(res)
+	if pending != g.wantPending && !excused {
+		out = append(out, fmt.Sprintf("%d pods left pending, want %d", pending, g.wantPending))
 	}
 	if n := res.ScaleUpLoops(); n != 1 {
 		out = append(out, fmt.Sprintf("%d scale-up loops, want 1: %s", n, strings.Join(scaleUpsPerLoop(res), " | ")))
 	}
-	if i := firstScaleUpLoop(res); i >= 0 && res.Loops[i].BoundPods != g.pending-g.wantPending {
-		out = append(out, fmt.Sprintf("the scale-up loop bound %d pods, want %d", res.Loops[i].BoundPods, g.pending-g.wantPending))
+	if i := firstScaleUpLoop(res); i >= 0 && res.Loops[i].BoundPods != g.pending-pending {
+		out = append(out, fmt.Sprintf("the scale-up loop bound %d pods, want all %d bound", res.Loops[i].BoundPods, g.pending-pending))
 	}
 	for _, p := range res.Unschedulable {
-		if strings.Contains(p.Reason, "triggered scale-up") {
+		if strings.Contains(p.Reason, "triggered scale-up") && !excused {
 			out = append(out, fmt.Sprintf("CA planned %s/%s but it is pending: %s", p.Namespace, p.Name, p.Reason))
 			break
 		}
@@ -144,7 +155,7 @@ func (g *genInstance) check(res *sim.Result) []string {
 		out = append(out, fmt.Sprintf("web pods per domain: %s %s", countsOf(zoneKey, zones), countsOf(g.key, values)),
 			fmt.Sprintf("groups: %s", strings.Join(groupSizesOf(res), " ")))
 	}
-	return out
+	return out, excused
 }
 
 // firstScaleUpLoop is the index of the first loop that scaled up, -1 if none.
@@ -220,13 +231,14 @@ func TestGeneratedInstancesCoverRealisticSizes(t *testing.T) {
 		seen[fmt.Sprintf("%d-CPU nodes", g.nodeMilli/1000)] = true
 		seen[fmt.Sprintf("hostname %t", g.hostname)] = true
 		seen[g.kind] = true
+		seen[fmt.Sprintf("strict %t", g.strict)] = true
 		perZone := map[string]int{}
 		for _, c := range g.cells {
 			perZone[c.zone]++
 			if len(c.existing) > 0 && slices.Max(c.existing) > 0 {
 				seen["existing matching pods"] = true
 			}
-			if c.max-len(c.existing) < 3 && g.kind == "complete plan" {
+			if c.max-len(c.existing) < 3 && strings.HasPrefix(g.kind, "complete plan") {
 				seen["tight max size"] = true
 			}
 		}
@@ -238,7 +250,7 @@ func TestGeneratedInstancesCoverRealisticSizes(t *testing.T) {
 	assert.GreaterOrEqual(t, maxPending, 450)
 	assert.LessOrEqual(t, maxPending, 500)
 	for _, want := range []string{"2 zones", "3 zones", "4 zones", "1 values in a zone", "4 values in a zone",
-		"1-CPU nodes", "16-CPU nodes", "hostname true", "hostname false", "complete plan", "capacity-bound",
+		"1-CPU nodes", "16-CPU nodes", "hostname true", "hostname false", "capacity-bound", "strict true", "strict false",
 		"existing matching pods", "tight max size"} {
 		assert.True(t, seen[want], want)
 	}

@@ -53,8 +53,14 @@ type genCell struct {
 
 // genInstance is one generated cluster and its known outcome.
 type genInstance struct {
-	name                string
-	kind                string // "complete plan" or "capacity-bound"
+	name string
+	kind string // "complete plan, ..." or "capacity-bound"
+	// strict instances must end with exactly wantPending pods pending: full
+	// grids whose groups can all grow, where kube-scheduler always has a
+	// legal place (the least zone's group of the least value). Elsewhere
+	// its one-pod-at-a-time choices can reach a dead end that a better
+	// order avoids, and more pods may stay pending (see deadEnd).
+	strict              bool
 	zones               []string
 	key                 string
 	cells               []genCell
@@ -142,34 +148,61 @@ func genInstanceOf(seed int64) *genInstance {
 	return genCompleteInstance(r, name)
 }
 
-// genCompleteInstance draws each zone's 1–4 values, existing nodes in a
-// third of the groups (their matching pods placed by balancedFill, so the
-// cluster starts balanced; with a hostname constraint at most one per
-// node), a tight max size for a quarter of the groups, a pending count,
-// and keeps as pending the pods balancedFill could place: one per new node
-// with a hostname constraint, else as many as a new node holds.
+// genCompleteInstance draws the values of the zones (the same 1–4 for
+// every zone in half the instances, a full grid; 1–4 of each zone's own
+// otherwise), existing nodes in a third of the groups (their matching pods
+// placed by balancedFill, so the cluster starts balanced; with a hostname
+// constraint at most one per node), a tight max size of 1–2 new nodes for
+// a quarter of the groups, a pending count, and keeps as pending the pods
+// balancedFill could place: one per new node with a hostname constraint,
+// else as many as a new node holds. A full grid without a tight group is
+// strict (see genInstance.strict).
 func genCompleteInstance(r *rand.Rand, name string) *genInstance {
-	g := newGenInstance(r, name)
-	g.kind = "complete plan"
-	g.hostname = r.Intn(4) == 0
-	pool := genValues[g.key]
-	for _, z := range g.zones {
-		vs := slices.Clone(pool)
-		r.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
-		vs = vs[:1+r.Intn(len(vs))]
-		slices.Sort(vs)
-		for _, v := range vs {
-			c := genCell{zone: z, value: v}
-			if r.Intn(3) == 0 {
-				c.existing = make([]int, 1+r.Intn(3))
+	for {
+		g := newGenInstance(r, name)
+		g.hostname = r.Intn(4) == 0
+		grid, tight := r.Intn(2) == 0, false
+		values := drawValues(r, g.key)
+		for _, z := range g.zones {
+			if !grid {
+				values = drawValues(r, g.key)
 			}
-			c.max = len(c.existing) + genRoomyMax
-			if r.Intn(4) == 0 {
-				c.max = len(c.existing) + r.Intn(3)
+			for _, v := range values {
+				c := genCell{zone: z, value: v}
+				if r.Intn(3) == 0 {
+					c.existing = make([]int, 1+r.Intn(3))
+				}
+				c.max = len(c.existing) + genRoomyMax
+				if r.Intn(4) == 0 {
+					c.max, tight = len(c.existing)+1+r.Intn(2), true
+				}
+				g.cells = append(g.cells, c)
 			}
-			g.cells = append(g.cells, c)
+		}
+		g.strict = grid && !tight
+		g.kind = "complete plan, non-grid or tight"
+		if g.strict {
+			g.kind = "complete plan, full grid"
+		}
+		g.fillComplete(r)
+		if g.pending > 0 {
+			return g
 		}
 	}
+}
+
+// drawValues draws 1–4 values of key, sorted.
+func drawValues(r *rand.Rand, key string) []string {
+	vs := slices.Clone(genValues[key])
+	r.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
+	vs = vs[:1+r.Intn(len(vs))]
+	slices.Sort(vs)
+	return vs
+}
+
+// fillComplete places the existing nodes' matching pods and sets the
+// pending count to the pods balancedFill places on new nodes.
+func (g *genInstance) fillComplete(r *rand.Rand) {
 	podsPerNode := g.perNode()
 	if g.hostname {
 		podsPerNode = 1
@@ -186,15 +219,9 @@ func genCompleteInstance(r *rand.Rand, name string) *genInstance {
 	for i, c := range g.cells {
 		newRoom[i] = (c.max - len(c.existing)) * podsPerNode
 	}
-	added := g.balancedFill(r, existing, newRoom, drawPending(r))
-	for _, n := range added {
+	for _, n := range g.balancedFill(r, existing, newRoom, drawPending(r)) {
 		g.pending += n
 	}
-	if g.pending == 0 { // every group tight and full: open one more node
-		g.cells[0].max++
-		g.pending = 1
-	}
-	return g
 }
 
 // drawPending draws a pending count in 1–500, most often small.
