@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -78,7 +79,11 @@ func writeScenarioYAML(w io.Writer, name string, s sim.Scenario) error {
 		docs = append(docs, nodeGroupDoc(g))
 	}
 	for _, p := range s.Pods {
-		docs = append(docs, podDoc(p))
+		d, err := podDoc(p)
+		if err != nil {
+			return fmt.Errorf("%s: pod %s: %w", name, p.Name, err)
+		}
+		docs = append(docs, d)
 	}
 	for _, d := range docs {
 		b, err := yaml.Marshal(d)
@@ -92,29 +97,69 @@ func writeScenarioYAML(w io.Writer, name string, s sim.Scenario) error {
 	return nil
 }
 
-// nodeGroupDoc is g as a NodeGroup object.
-func nodeGroupDoc(g sim.NodeGroup) load.NodeGroup {
-	minSize, maxSize := int32(g.MinSize), int32(g.MaxSize)
-	template := &apiv1.Node{
-		ObjectMeta: metav1.ObjectMeta{Labels: g.Template.Labels},
-		Spec:       apiv1.NodeSpec{Taints: g.Template.Spec.Taints},
-		Status:     apiv1.NodeStatus{Capacity: g.Template.Status.Capacity, Allocatable: g.Template.Status.Allocatable},
+// nodeGroupDoc is g as a NodeGroup object: its template with labels,
+// taints, capacity and allocatable only.
+func nodeGroupDoc(g sim.NodeGroup) map[string]any {
+	template := map[string]any{
+		"metadata": map[string]any{"labels": g.Template.Labels},
+		"status":   map[string]any{"capacity": g.Template.Status.Capacity, "allocatable": g.Template.Status.Allocatable},
 	}
-	return load.NodeGroup{
-		TypeMeta:   metav1.TypeMeta{APIVersion: load.APIVersion, Kind: "NodeGroup"},
-		ObjectMeta: metav1.ObjectMeta{Name: g.Name},
-		Spec: load.NodeGroupSpec{
-			MinSize: &minSize, MaxSize: &maxSize, Template: template, DomainLabels: g.DomainLabels, Price: g.Price,
-		},
+	if len(g.Template.Spec.Taints) > 0 {
+		template["spec"] = map[string]any{"taints": g.Template.Spec.Taints}
+	}
+	spec := map[string]any{"minSize": g.MinSize, "maxSize": g.MaxSize, "template": template}
+	if g.Price != nil {
+		spec["price"] = *g.Price
+	}
+	if len(g.DomainLabels) > 0 {
+		spec["domainLabels"] = g.DomainLabels
+	}
+	return map[string]any{
+		"apiVersion": load.APIVersion, "kind": "NodeGroup", "metadata": map[string]any{"name": g.Name}, "spec": spec,
 	}
 }
 
-// podDoc is p as a Pod object, without its status.
-func podDoc(p *apiv1.Pod) *apiv1.Pod {
+// podDoc is p as a Pod object without its status and without the null
+// and empty fields its Go form prints.
+func podDoc(p *apiv1.Pod) (any, error) {
 	out := &apiv1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: *p.ObjectMeta.DeepCopy(),
 		Spec:       *p.Spec.DeepCopy(),
 	}
-	return out
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	delete(doc, "status")
+	return pruned(doc), nil
+}
+
+// pruned drops the nulls, empty maps and empty lists of v, recursively.
+func pruned(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if e = pruned(e); e == nil {
+				delete(t, k)
+			} else {
+				t[k] = e
+			}
+		}
+		if len(t) == 0 {
+			return nil
+		}
+	case []any:
+		if len(t) == 0 {
+			return nil
+		}
+		for i, e := range t {
+			t[i] = pruned(e)
+		}
+	}
+	return v
 }
