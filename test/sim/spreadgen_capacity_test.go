@@ -5,6 +5,10 @@ import (
 	"slices"
 )
 
+// maxCapacityBoundPending bounds the pending pods of a capacity-bound
+// instance.
+const maxCapacityBoundPending = 250
+
 // genCapacityInstance draws an instance whose groups' max sizes leave a
 // known number of pods pending. Every zone offers the same 1–4 values.
 //
@@ -20,7 +24,9 @@ import (
 //     share evenly over its values, the remainders dealt round-robin
 //     across zones, reaches it with value counts within 1.
 //
-// The pending pods are that many plus 1–20.
+// The pending pods are that many plus 1–20, at most
+// maxCapacityBoundPending (instances with a complete plan cover the sizes
+// beyond).
 func genCapacityInstance(r *rand.Rand, name string) *genInstance {
 	for {
 		g := newGenInstance(r, name)
@@ -38,7 +44,7 @@ func genCapacityInstance(r *rand.Rand, name string) *genInstance {
 		}
 		g.pending = fit + 1 + r.Intn(20)
 		g.wantPending = g.pending - fit
-		if g.pending <= 500 {
+		if g.pending <= maxCapacityBoundPending {
 			return g
 		}
 	}
