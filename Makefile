@@ -28,10 +28,11 @@ build:
 test: lint
 	$(GO) test ./...
 
-## fuzz: the long differential runs (real scheduler plugin; exhaustive oracle of complete plans), then the input-parser fuzzer.
+## fuzz: the long differential runs (real scheduler plugin; exhaustive oracle of complete plans; generated multi-key spreads through whole CA loops), then the input-parser fuzzer.
 fuzz:
 	$(GO) test ./topology/ -run 'TestDifferential$$' -count=1 -v -args -cases=$(CASES)
 	$(GO) test ./topology/ -run 'TestCompletePlansOracle$$' -count=1 -v -timeout 60m -args -oracle-cases=$(CASES)
+	$(GO) test ./test/sim/ -run 'TestGeneratedMultiKeySpreads$$' -count=1 -v -timeout 24h -args -multikey-cases=$(CASES)
 	$(GO) test ./test/sim/load/ -run '^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) -fuzzminimizetime=10x -parallel=2
 
 ## demo: the simulator on its built-in scenario, stock CA vs spreadscale side by side.

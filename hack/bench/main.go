@@ -4,6 +4,9 @@
 // allocations per decision, their ratio spreadscale/stock, and the
 // decision's quality: pods made schedulable and nodes requested), and
 // benchstat's statistics of the raw results. `make bench` runs it.
+//
+// `bench mix <case>` prints a race case (karpenter_<pods>p_<groups>g) as
+// spreadsim YAML instead.
 package main
 
 import (
@@ -23,6 +26,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "mix" {
+		os.Exit(runMix(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var o options
 	flag.StringVar(&o.in, "in", "", "go test -bench output")
 	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "file to write")
