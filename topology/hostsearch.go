@@ -10,8 +10,9 @@ import "slices"
 // final view (the nodes and domains that hold a pod so far, no minDomains
 // rule): every step of an order that passes in the final view passes
 // there too, because a global minimum over fewer domains is never lower.
-// Each candidate, best first, is then checked in the final view (see
-// hostFinalOrder).
+// Each candidate that keeps the known domains balanced (see
+// levelSolver.balanced), best first, is then checked in the final view
+// (see hostFinalOrder).
 func (sp *shareProblem) hostSolve() (shareState, shareScore, []int, error) {
 	hm := sp.host
 	start := make(shareState, len(hm.slots))
@@ -44,6 +45,8 @@ func (sp *shareProblem) hostSolve() (shareState, shareScore, []int, error) {
 			cands = append(cands, next)
 		}
 	}
+	ls := newLevelSolver(sp)
+	cands = slices.DeleteFunc(cands, func(t shareState) bool { return !ls.balanced(hm.combos(sp, t)) })
 	scores := make(map[string]shareScore, len(cands))
 	for _, t := range cands {
 		sc := sp.score(hm.combos(sp, t))

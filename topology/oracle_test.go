@@ -380,7 +380,7 @@ func (o *oracle) maxPods() int {
 	o.forNodeSets(o.n, func(ks []int) bool {
 		nodes := o.nodeSet(ks)
 		o.explore(nodes, func(placed []int) bool {
-			if p := sum(placed); p > best && complete(nodes, placed) {
+			if p := sum(placed); p > best && complete(nodes, placed) && o.balanced(nodes, placed) {
 				best = p
 			}
 			return best < o.n
@@ -396,7 +396,7 @@ func (o *oracle) fewerNodes(pods, limit int, shares string) (anyPlan, sameShares
 	o.forNodeSets(limit-1, func(ks []int) bool {
 		nodes := o.nodeSet(ks)
 		o.explore(nodes, func(placed []int) bool {
-			if sum(placed) == pods && complete(nodes, placed) {
+			if sum(placed) == pods && complete(nodes, placed) && o.balanced(nodes, placed) {
 				anyPlan = true
 				sameShares = sameShares || o.sharesOf(nodes, placed) == shares
 			}
@@ -435,7 +435,7 @@ func (o *oracle) robustPlanExists(pods int) bool {
 		nodes := o.nodeSet(ks)
 		reaches := false
 		o.explore(nodes, func(placed []int) bool {
-			reaches = reaches || (sum(placed) == pods && complete(nodes, placed))
+			reaches = reaches || (sum(placed) == pods && complete(nodes, placed) && o.balanced(nodes, placed))
 			return !reaches
 		})
 		found = reaches && o.robust(nodes, pods)
@@ -522,4 +522,47 @@ func (o *oracle) planShares(plan *topology.Plan) string {
 		per[comboOfLabels(labels[pl.Node], o.c.keys)]++
 	}
 	return fmt.Sprint(per)
+}
+
+// balanced reports whether placed keeps every known domain of each
+// constraint but hostname within its maxSkew: a domain that receives a
+// pending pod exceeds the smallest count over the known domains (the
+// existing nodes' values and those of every group that can add a node
+// the pod fits; 0 where no pod is) by at most maxSkew, the smallest being
+// 0 below minDomains known domains. A plan that leaves a known zone empty
+// is valid for the plugin (it never sees the zone) and wrong for the user.
+func (o *oracle) balanced(nodes []oracleNode, placed []int) bool {
+	for _, con := range o.c.cons {
+		if con.TopologyKey == keyHost {
+			continue
+		}
+		counts := map[string]int{}
+		for _, n := range o.existing {
+			counts[n.values[con.TopologyKey]] += 0
+		}
+		for _, g := range o.c.groups {
+			cpu := g.Template.Status.Allocatable[v1.ResourceCPU]
+			if g.Max > g.Size && cpu.MilliValue() >= o.c.podMilli {
+				counts[g.Template.Labels[con.TopologyKey]] += 0
+			}
+		}
+		for i, n := range nodes {
+			counts[n.values[con.TopologyKey]] += n.matched + placed[i]
+		}
+		lo, first := 0, true
+		for _, k := range counts {
+			if first || k < lo {
+				lo, first = k, false
+			}
+		}
+		if con.MinDomains != nil && len(counts) < int(*con.MinDomains) {
+			lo = 0
+		}
+		for i, n := range nodes {
+			if placed[i] > 0 && counts[n.values[con.TopologyKey]]-lo > int(con.MaxSkew) {
+				return false
+			}
+		}
+	}
+	return true
 }

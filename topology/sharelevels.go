@@ -236,3 +236,33 @@ func (ls *levelSolver) bound(cause DegradeCause) {
 		ls.hit = cause
 	}
 }
+
+// balanced reports whether x keeps every counting constraint's known
+// domains within its maxSkew: each domain that receives pods exceeds the
+// smallest known domain's count (0 below minDomains known domains) by at
+// most maxSkew.
+func (ls *levelSolver) balanced(x shareState) bool {
+	for _, i := range ls.counting {
+		con := &ls.sp.cons[i]
+		ix := ls.sp.indexOf(i)
+		cnt := ix.tally(ls.sp, i, x)
+		lo, known := -1, 0
+		for d, k := range ls.known[i] {
+			if k {
+				known++
+				if lo < 0 || cnt[d] < lo {
+					lo = cnt[d]
+				}
+			}
+		}
+		if known < con.minDomains {
+			lo = 0
+		}
+		for j, n := range x {
+			if n > 0 && cnt[ix.value[j]]-lo > con.maxSkew {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -11,36 +11,47 @@ type shareStep struct {
 	slot        int
 }
 
-// solveAny decides the shares. With a hostname constraint, the per-node
-// search (hostSolve) answers first: it decides the nodes too, which the
-// balance levels do not. Otherwise, and when that search is too large, the
-// balance levels (solveByLevels) answer in polynomial time with every
-// known domain balanced; when they place fewer than all the pods, the
-// exhaustive search per combo (solve) is asked as well, within its
-// budget: it may place more by leaving a known domain without a node,
-// which the plugin allows, and its answer is kept only when it does. It is
-// asked too when the levels' plan has an order of binding that dead-ends
-// (see comboRobust): it prefers a plan that holds in every order, kept
-// when it spreads the pods as evenly over the known domains. Out of
-// budget, a search is not used. The order returned holds slots or
-// combos accordingly (see steps).
+// solveAny decides the shares: the balance levels (solveByLevels), in
+// polynomial time, every known domain balanced. An exhaustive search may
+// replace them on small instances, within its budget. With a hostname
+// constraint, the per-node search (hostSolve, over the vectors that keep
+// the known domains balanced) decides the nodes too, which the levels only
+// bound per combo: its answer is kept whenever it fits its budget. Per
+// combo, solve runs when the levels place fewer than all the pods (three
+// or more keys are filled by a heuristic) or their plan has an order of
+// binding that dead-ends (solve prefers a plan that holds in every order;
+// see comboRobust); its answer is kept when it refines the levels' (see
+// refines). The order returned holds slots or combos accordingly (see
+// steps).
 func (sp *shareProblem) solveAny() (shareState, shareScore, []int, error) {
+	x, order := sp.solveByLevels()
+	score := sp.score(x)
 	if sp.host != nil {
-		if t, score, order, err := sp.hostSolve(); err == nil {
-			return sp.host.combos(sp, t), score, order, nil
+		if t, hostScore, hostOrder, err := sp.hostSolve(); err == nil {
+			sp.degraded = ""
+			return sp.host.combos(sp, t), hostScore, hostOrder, nil
 		}
 		sp.host = nil
 	}
-	x, order := sp.solveByLevels()
-	score := sp.score(x)
 	if sp.searchFits() && (score.pods < sp.n || !sp.robustWithin(x, maxRobustStates)) {
-		ex, exScore, exOrder, err := sp.solve()
-		if err == nil && (exScore.pods > score.pods || exScore.pods == score.pods && exScore.imbalance <= score.imbalance) {
+		if ex, exScore, exOrder, err := sp.solve(); err == nil && sp.refines(ex, exScore, score) {
 			sp.degraded = ""
 			return ex, exScore, exOrder, nil
 		}
 	}
 	return x, score, order, nil
+}
+
+// refines reports whether the exhaustive search's answer ex may replace
+// the levels' answer: it places more pods, or as many spread as evenly
+// over the known domains, and keeps every known domain within maxSkew of
+// the others (the search alone may leave a known domain without a node,
+// which the plugin allows and the plan must not).
+func (sp *shareProblem) refines(ex shareState, exScore, levels shareScore) bool {
+	if exScore.pods < levels.pods || exScore.pods == levels.pods && exScore.imbalance > levels.imbalance {
+		return false
+	}
+	return newLevelSolver(sp).balanced(ex)
 }
 
 // steps turns the search's order into the class's steps.

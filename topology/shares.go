@@ -156,16 +156,18 @@ const maxShareStates = 1 << 17
 // is then checked in the final view, where every domain of the plan
 // counts from the start (see finalOrder): with two or more keys a vector
 // can pass the per-key final condition yet have no order the scheduler
-// can follow.
+// can follow. Only vectors that keep the known domains balanced (see
+// levelSolver.balanced) are candidates.
 func (sp *shareProblem) solve() (shareState, shareScore, []int, error) {
 	start := make(shareState, len(sp.combos))
 	seen := map[string]bool{start.key(): true}
 	stack := []shareState{start}
 	var candidates []shareState
+	ls := newLevelSolver(sp)
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if sp.holds(s) {
+		if sp.holds(s) && ls.balanced(s) {
 			candidates = append(candidates, s)
 		}
 		if sp.total(s) == sp.n {
