@@ -71,7 +71,7 @@ func TestExampleThreeZones(t *testing.T) {
 			expect.NodesAdded(t, res, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2})
 			expect.PlacedIn(t, res, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2})
 
-			zones := expect.Skew(t, res, sel, apiv1.LabelTopologyZone)
+			zones := expect.Skew(t, res, metav1.NamespaceDefault, sel, apiv1.LabelTopologyZone)
 			zones.Equals(map[string]int{"a": 2, "b": 2, "c": 2})
 			zones.ConsistsOf(2, 2, 2) // the same, without naming the zones
 			zones.AtMost(1)           // the constraint's maxSkew holds
