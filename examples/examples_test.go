@@ -124,9 +124,9 @@ func TestRedisCluster3Zones(t *testing.T) {
 		"redis-us-east-1a 1->3, redis-us-east-1b 1->3, redis-us-east-1c 0->3 | bound 7",
 	}, loops(res), "loops")
 	assert.Equal(t, []string{"redis-us-east-1a 1->3", "redis-us-east-1b 1->3", "redis-us-east-1c 0->3"}, groups(res), "groups")
-	expect.Skew(t, res, matching("app", "redis-cluster"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+	expect.Skew(t, res, "redis", matching("app", "redis-cluster"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
 	for _, shard := range []string{"0", "1", "2"} {
-		expect.Skew(t, res, matching("shard", shard), zoneKey).Equals(map[string]int{"us-east-1a": 1, "us-east-1b": 1, "us-east-1c": 1})
+		expect.Skew(t, res, "redis", matching("shard", shard), zoneKey).Equals(map[string]int{"us-east-1a": 1, "us-east-1b": 1, "us-east-1c": 1})
 	}
 	assert.Len(t, countBy(t, res, "redis", "app=redis-cluster", apiv1.LabelHostname), 9, "redis pods per host: want one on each of 9 nodes")
 	expect.AllBound(t, res)
@@ -144,7 +144,7 @@ func TestGPUTaintedGroup(t *testing.T) {
 		"cpu-us-east-1a 1->2, cpu-us-east-1b 1->2, cpu-us-east-1c 0->2, gpu-us-east-1a 0->1 | bound 6",
 	}, loops(res), "loops")
 	assert.Equal(t, []string{"cpu-us-east-1a 1->2", "cpu-us-east-1b 1->2", "cpu-us-east-1c 0->2", "gpu-us-east-1a 0->1"}, groups(res), "groups")
-	expect.Skew(t, res, matching("app", "web"), zoneKey).Equals(map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 2})
+	expect.Skew(t, res, "shop", matching("app", "web"), zoneKey).Equals(map[string]int{"us-east-1a": 2, "us-east-1b": 2, "us-east-1c": 2})
 	assert.Equal(t, map[string]int{"cpu": 6}, countBy(t, res, "shop", "app=web", "pool"), "web pods per pool")
 	assert.Equal(t, map[string]int{"gpu-us-east-1a-new-1": 2},
 		countBy(t, res, "ml", "app=trainer", apiv1.LabelHostname), "trainer pods per node")
@@ -166,7 +166,7 @@ func TestMultiAZDeclaredDomains(t *testing.T) {
 	assert.Equal(t, 4, boundBefore(res), "bound before loop 1")
 	assert.Equal(t, []string{"app-1a 0->2, app-1b 1->2, app-1c 1->2 | bound 5"}, loops(res), "loops")
 	assert.Equal(t, []string{"app-1a 0->2", "app-1b 1->2", "app-1c 1->2"}, groups(res), "groups")
-	expect.Skew(t, res, matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+	expect.Skew(t, res, "payments", matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
 	nodes := nodesByName(res)
 	for name, zone := range map[string]string{"app-1a-new-1": "us-east-1a", "app-1a-new-2": "us-east-1a", "app-1b-new-1": "us-east-1b", "app-1c-new-1": "us-east-1c"} {
 		if n := nodes[name]; assert.NotNil(t, n, "node %s", name) {
@@ -215,8 +215,8 @@ func TestClusterDump(t *testing.T) {
 		"general-eu-west-1a 2->3, general-eu-west-1b 1->3, general-eu-west-1c 0->3 | bound 6",
 	}, loops(res), "loops")
 	assert.Equal(t, []string{"general-eu-west-1a 2->3", "general-eu-west-1b 1->3", "general-eu-west-1c 0->3"}, groups(res), "groups")
-	expect.Skew(t, res, matching("app", "frontend"), zoneKey).Equals(map[string]int{"eu-west-1a": 2, "eu-west-1b": 2, "eu-west-1c": 2})
-	expect.Skew(t, res, matching("app", "ledger"), zoneKey).Equals(map[string]int{"eu-west-1a": 1, "eu-west-1b": 1, "eu-west-1c": 1})
+	expect.Skew(t, res, "shop", matching("app", "frontend"), zoneKey).Equals(map[string]int{"eu-west-1a": 2, "eu-west-1b": 2, "eu-west-1c": 2})
+	expect.Skew(t, res, "payments", matching("app", "ledger"), zoneKey).Equals(map[string]int{"eu-west-1a": 1, "eu-west-1b": 1, "eu-west-1c": 1})
 	assert.Len(t, countBy(t, res, "payments", "app=ledger", apiv1.LabelHostname), 3, "ledger pods per host: want 3 nodes")
 	for _, p := range res.Pods {
 		assert.NotEmpty(t, p.NodeGroup, "pod %s/%s was bound to the system node", p.Namespace, p.Name)
@@ -246,8 +246,8 @@ func TestSpotAndOnDemand3Zones(t *testing.T) {
 	t.Run("stock priority", func(t *testing.T) {
 		res := runWith(t, s, sim.Config{Expander: "priority", Seed: 1})
 		assert.Equal(t, []string{"spot-m5-4xlarge-us-east-1b 0->1 | bound 9"}, loops(res), "loops")
-		expect.Skew(t, res, matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1b": 9})
-		expect.Skew(t, res, matching("app", "api"), "capacity-type").Equals(map[string]int{"spot": 9})
+		expect.Skew(t, res, "shop", matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1b": 9})
+		expect.Skew(t, res, "shop", matching("app", "api"), "capacity-type").Equals(map[string]int{"spot": 9})
 		expect.AllBound(t, res)
 	})
 
@@ -258,8 +258,8 @@ func TestSpotAndOnDemand3Zones(t *testing.T) {
 		assert.Equal(t, []string{
 			"spot-m5-4xlarge-us-east-1a 0->1, spot-m5-4xlarge-us-east-1b 0->1, spot-m5-4xlarge-us-east-1c 0->1 | bound 9",
 		}, loops(res), "loops")
-		expect.Skew(t, res, matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
-		expect.Skew(t, res, matching("app", "api"), "capacity-type").Equals(map[string]int{"spot": 9})
+		expect.Skew(t, res, "shop", matching("app", "api"), zoneKey).Equals(map[string]int{"us-east-1a": 3, "us-east-1b": 3, "us-east-1c": 3})
+		expect.Skew(t, res, "shop", matching("app", "api"), "capacity-type").Equals(map[string]int{"spot": 9})
 		expect.AllBound(t, res)
 	})
 }
@@ -312,7 +312,7 @@ func TestZoneStockout3Zones(t *testing.T) {
 		at, ok := res.AllBoundAt()
 		assert.Equal(t, allBound, at, "all bound at")
 		assert.True(t, ok, "all bound")
-		expect.Skew(t, res, matching("app", "web"), zoneKey).Equals(zones)
+		expect.Skew(t, res, metav1.NamespaceDefault, matching("app", "web"), zoneKey).Equals(zones)
 		expect.AllBound(t, res)
 	}
 	t.Run("spreadscale", func(t *testing.T) {

@@ -26,7 +26,7 @@ func TestZoneAndCapacityType(t *testing.T) {
 	assert.Equal(t, 6, added, groups(res))
 	assert.Contains(t, groups(res), "on-demand-zone-c 0->2")
 	web := matching("app", "web")
-	assert.True(t, expect.Skew(t, res, web, zoneKey).Equals(map[string]int{"zone-a": 2, "zone-b": 2, "zone-c": 2}))
-	assert.True(t, expect.Skew(t, res, web, "example.com/capacity-type").Equals(map[string]int{"spot": 3, "on-demand": 3}))
+	assert.True(t, expect.Skew(t, res, "shop", web, zoneKey).Equals(map[string]int{"zone-a": 2, "zone-b": 2, "zone-c": 2}))
+	assert.True(t, expect.Skew(t, res, "shop", web, "example.com/capacity-type").Equals(map[string]int{"spot": 3, "on-demand": 3}))
 	expect.AllBound(t, res)
 }

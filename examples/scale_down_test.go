@@ -131,8 +131,8 @@ func TestScaleDownZoneCollapse(t *testing.T) {
 			assert.Equal(t, tc.podSecondsPending, res.PodSecondsPending(), "pod-seconds pending")
 			assert.Equal(t, []string{"ng-a 2->1", "ng-b 2->1", "ng-c 1->1"}, groups(res), "groups")
 			web := matching("app", "web")
-			expect.Skew(t, res, web, apiv1.LabelHostname).Equals(tc.perNode)
-			expect.Skew(t, res, web, zoneKey).Equals(tc.perZone)
+			expect.Skew(t, res, "default", web, apiv1.LabelHostname).Equals(tc.perNode)
+			expect.Skew(t, res, "default", web, zoneKey).Equals(tc.perZone)
 			expect.AllBound(t, res)
 		})
 	}

@@ -70,6 +70,17 @@
 // every controller that owns a pod, an object of its kind with spec.replicas
 // the number of pods it owns, so CA's drainability rules find it.
 //
+// # Building scenarios
+//
+// MakePod, Deployment, ReplicaSet and StatefulSet build pods with
+// PodOptions (requests, spread constraints, pod affinity, tolerations,
+// priority, owner, node); the workloads' replicas carry the controller
+// ownerReference their real controller sets, so CA's scale-down treats
+// them as replicated. MakeNode and Template build nodes and group
+// templates with NodeOptions (zone, labels, capacity, taints), and
+// Scenario.AddNode puts an existing node in its group. QuietLogs keeps
+// CA's and the scheduler's klog output out of a test's output.
+//
 // # End of a run
 //
 // A run stops after Config.MaxLoops loops, or after a quiet loop: one that

@@ -143,7 +143,7 @@ func TestExpanderChoosesGroupInsideEachZone(t *testing.T) {
 			expect.NodesAdded(t, res, c.want)
 			expect.ScaleUpLoops(t, res, 1)
 			expect.AllBound(t, res)
-			expect.Skew(t, res, web, zoneKey).AtMost(1)
+			expect.Skew(t, res, metav1.NamespaceDefault, web, zoneKey).AtMost(1)
 		})
 	}
 }
@@ -198,7 +198,7 @@ func TestMixedPendingPodsTakeOneLoop(t *testing.T) {
 	res := runSpreadscale(t, s, "topology-spread,least-waste")
 	expect.ScaleUpLoops(t, res, 1)
 	expect.AllBound(t, res)
-	expect.Skew(t, res, web, zoneKey).Equals(map[string]int{"a": 3, "b": 3, "c": 2})
+	expect.Skew(t, res, metav1.NamespaceDefault, web, zoneKey).Equals(map[string]int{"a": 3, "b": 3, "c": 2})
 	stock, err := sim.Run(context.Background(), s, sim.Config{Expander: "least-waste", Seed: 1})
 	require.NoError(t, err)
 	t.Logf("mixed case: spreadscale %d loop(s), %d nodes; stock %d loops, %d nodes",

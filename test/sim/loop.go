@@ -112,6 +112,7 @@ func (r *runner) fillResult(res *Result, stoppedByMaxLoops bool) {
 			Namespace: p.Namespace,
 			Name:      p.Name,
 			Reason:    r.pendingReason(p, stoppedByMaxLoops),
+			Kinds:     slices.Clone(r.caKinds[podKey(p)]),
 		})
 	}
 	res.NodeGroupOf = map[string]string{}
@@ -213,6 +214,7 @@ func (r *runner) autoscaleRest(ctx context.Context, loop int, l *Loop, nodes []*
 		return fmt.Errorf("sim: loop %d: CA unregistered nodes: %w", loop, err)
 	}
 	clear(r.caReason)
+	clear(r.caKinds)
 	if !r.csr.IsClusterHealthy() {
 		r.planner.CleanUpUnneededNodes()
 		r.setReasons(r.pending, "cluster is unhealthy (too many unready nodes); CA does not scale up")

@@ -26,6 +26,7 @@ func (r *runner) recordScaleUpReasons(toHelp []*apiv1.Pod, st *status.ScaleUpSta
 			for _, info := range st.PodsRemainUnschedulable {
 				if why := distinctReasons(info); why != "" {
 					r.caReason[podKey(info.Pod)] = "scale-up failed: " + aerr.Error() + "; " + why
+					r.caKinds[podKey(info.Pod)] = ReasonKindsOf(info)
 				}
 			}
 		}
@@ -54,6 +55,7 @@ func (r *runner) recordScaleUpReasons(toHelp []*apiv1.Pod, st *status.ScaleUpSta
 	}
 	for _, info := range st.PodsRemainUnschedulable {
 		r.caReason[podKey(info.Pod)] = "pod didn't trigger scale-up: " + reasonsMessage(info, considered)
+		r.caKinds[podKey(info.Pod)] = ReasonKindsOf(info)
 	}
 }
 

@@ -64,9 +64,10 @@ type runner struct {
 	namer       *nodeNamer
 
 	sched       *scheduler
-	volumes     *volumes          // storage objects the frameworks' volume plugins read
-	schedReason map[string]string // pod key -> scheduler's last failure
-	caReason    map[string]string // pod key -> CA's reason in the last loop
+	volumes     *volumes                         // storage objects the frameworks' volume plugins read
+	schedReason map[string]string                // pod key -> scheduler's last failure
+	caReason    map[string]string                // pod key -> CA's reason in the last loop
+	caKinds     map[string][]topology.ReasonKind // pod key -> kinds of caReason
 
 	provider    *testcloudprovider.TestCloudProvider
 	actx        *cacontext.AutoscalingContext
@@ -180,6 +181,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		initialSize: map[string]int{},
 		schedReason: map[string]string{},
 		caReason:    map[string]string{},
+		caKinds:     map[string][]topology.ReasonKind{},
 		clock:       &simClock{now: simEpoch},
 		api:         newFakeAPI(),
 		listerReg:   &simListers{},

@@ -12,6 +12,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/spreadscale/spreadscale/plugin"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // NodeGroup is one autoscaled node group.
@@ -263,6 +264,13 @@ type Pending struct {
 	// nodes are available: ...") with cluster-autoscaler's reason for not
 	// helping the pod in the last loop ("cluster-autoscaler: ...").
 	Reason string
+	// Kinds classify the reasons cluster-autoscaler gave in the last loop
+	// for not helping the pod, sorted, without repeats (see
+	// ReasonKindsOf): the kind of spreadscale's planner reason, and
+	// topology.ReasonMaxSize or ReasonResourceLimit for CA's own "max node
+	// group size reached" and cluster resource limit of a group it
+	// skipped. Empty when no reason of the pod has a kind.
+	Kinds []topology.ReasonKind
 }
 
 // Run simulates CA loops on a copy of s with the wiring cfg selects. It

@@ -2,7 +2,6 @@ package expect_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,48 +10,32 @@ import (
 
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/expect"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // TestExampleThreeZones is a unit test as a user of package sim would write
-// it: zones a and b have one 2-CPU node each running one "web" replica,
-// zone c's group is empty, and four more replicas with a zone maxSkew 1
-// DoNotSchedule constraint are pending. Stock cluster-autoscaler and
-// spreadscale both end with two replicas per zone; spreadscale needs one
-// scale-up loop, stock CA three. The assertions do not depend on the order
-// of loops, nodes or pods.
+// it: zones a and b have one 2-CPU node each running one replica of the
+// "web" Deployment, zone c's group is empty, and four more replicas with a
+// zone maxSkew 1 DoNotSchedule constraint are pending. Stock
+// cluster-autoscaler and spreadscale both end with two replicas per zone;
+// spreadscale needs one scale-up loop, stock CA three. The assertions do
+// not depend on the order of loops, nodes or pods.
 func TestExampleThreeZones(t *testing.T) {
-	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	webPod := func(name string) *apiv1.Pod {
-		p := sim.NewPod("default", name, 1500, 1<<30, map[string]string{"app": "web"})
-		p.Spec.TopologySpreadConstraints = []apiv1.TopologySpreadConstraint{{
-			MaxSkew:           1,
-			TopologyKey:       apiv1.LabelTopologyZone,
-			WhenUnsatisfiable: apiv1.DoNotSchedule,
-			LabelSelector:     sel,
-		}}
-		return p
-	}
-
-	s := sim.Scenario{NodeGroupOf: map[string]string{}}
+	sim.QuietLogs(t)
+	web := map[string]string{"app": "web"}
+	pods := sim.Deployment("web", 6, sim.WithLabels(web), sim.WithRequests(1500, 1<<30),
+		sim.WithSpread(apiv1.LabelTopologyZone, 1, web))
+	var s sim.Scenario
 	for _, zone := range []string{"a", "b", "c"} {
-		labels := map[string]string{apiv1.LabelTopologyZone: zone}
-		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{
-			Name: "ng-" + zone, MaxSize: 10,
-			Template: sim.NewNode("template", 2000, 8<<30, labels),
-		})
+		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: 10, Template: sim.Template(sim.WithZone(zone))})
 		if zone == "c" {
 			continue // zone c's group is empty
 		}
-		node := "ng-" + zone + "-0"
-		s.Nodes = append(s.Nodes, sim.NewNode(node, 2000, 8<<30, labels))
-		s.NodeGroupOf[node] = "ng-" + zone
-		running := webPod("web-" + zone)
-		running.Spec.NodeName = node
-		s.Pods = append(s.Pods, running)
+		node := sim.MakeNode("ng-"+zone+"-0", sim.WithZone(zone))
+		s.AddNode("ng-"+zone, node)
+		sim.OnNode(node.Name)(pods[len(s.Nodes)-1]) // one replica runs on it
 	}
-	for i := range 4 {
-		s.Pods = append(s.Pods, webPod(fmt.Sprintf("web-pending-%d", i)))
-	}
+	s.Pods = pods
 
 	for _, tc := range []struct {
 		name         string
@@ -71,10 +54,36 @@ func TestExampleThreeZones(t *testing.T) {
 			expect.NodesAdded(t, res, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2})
 			expect.PlacedIn(t, res, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2})
 
-			zones := expect.Skew(t, res, sel, apiv1.LabelTopologyZone)
+			zones := expect.Skew(t, res, "default", &metav1.LabelSelector{MatchLabels: web}, apiv1.LabelTopologyZone)
 			zones.Equals(map[string]int{"a": 2, "b": 2, "c": 2})
 			zones.ConsistsOf(2, 2, 2) // the same, without naming the zones
 			zones.AtMost(1)           // the constraint's maxSkew holds
 		})
+	}
+}
+
+// TestExampleZoneAtMaxSize: zone c's group is at its max size, so three of
+// eight replicas stay pending (2/2/1 per zone), and stock CA and spreadscale
+// both say why with the same reason kind.
+func TestExampleZoneAtMaxSize(t *testing.T) {
+	sim.QuietLogs(t)
+	web := map[string]string{"app": "web"}
+	var s sim.Scenario
+	for _, zone := range []string{"a", "b", "c"} {
+		maxSize := 10
+		if zone == "c" {
+			maxSize = 1
+		}
+		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: maxSize, Template: sim.Template(sim.WithZone(zone))})
+		s.AddNode("ng-"+zone, sim.MakeNode("ng-"+zone+"-0", sim.WithZone(zone)))
+	}
+	s.Pods = sim.StatefulSet("web", 8, sim.WithLabels(web), sim.WithRequests(1500, 1<<30),
+		sim.WithSpread(apiv1.LabelTopologyZone, 1, web))
+
+	for _, cfg := range []sim.Config{{Seed: 1}, {Seed: 1, Spreadscale: true}} {
+		res, err := sim.Run(context.Background(), s, cfg)
+		require.NoError(t, err)
+		expect.Pending(t, res, 3, topology.ReasonMaxSize)
+		expect.Skew(t, res, "default", &metav1.LabelSelector{MatchLabels: web}, apiv1.LabelTopologyZone).ConsistsOf(2, 2, 1)
 	}
 }

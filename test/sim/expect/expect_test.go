@@ -16,6 +16,7 @@ import (
 
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/expect"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 const zoneKey = apiv1.LabelTopologyZone
@@ -133,7 +134,7 @@ func check(t *testing.T, pass bool, assertion func(assert.TestingT) bool, shows 
 func TestSkew(t *testing.T) {
 	spread, atMax := results(t)
 	skew := func(res *sim.Result, sel *metav1.LabelSelector, key string) func(assert.TestingT) expect.Domains {
-		return func(r assert.TestingT) expect.Domains { return expect.Skew(r, res, sel, key) }
+		return func(r assert.TestingT) expect.Domains { return expect.Skew(r, res, metav1.NamespaceDefault, sel, key) }
 	}
 	webZones := skew(spread, web, zoneKey)
 	cases := []struct {
@@ -170,6 +171,16 @@ func TestSkew(t *testing.T) {
 		{"pods on nodes without the key are not counted", func(r assert.TestingT) bool {
 			return skew(spread, web, "no-such-key")(r).Equals(map[string]int{"x": 1})
 		}, false, []string{"6 on nodes without no-such-key"}},
+		// The replicas run in namespace default: another namespace has none.
+		{"pods of another namespace are not counted", func(r assert.TestingT) bool {
+			return expect.Skew(r, spread, "kube-system", web, zoneKey).Equals(map[string]int{"a": 0, "b": 0, "c": 0})
+		}, true, nil},
+		{"another namespace's counts differ", func(r assert.TestingT) bool {
+			return expect.Skew(r, spread, "kube-system", web, zoneKey).ConsistsOf(2, 2, 2)
+		}, false, []string{"app=web in namespace kube-system", "{a:0 b:0 c:0}"}},
+		{"every namespace", func(r assert.TestingT) bool {
+			return expect.Skew(r, spread, metav1.NamespaceAll, web, zoneKey).Equals(map[string]int{"a": 2, "b": 2, "c": 2})
+		}, true, nil},
 		{"nil result", func(r assert.TestingT) bool { return skew(nil, web, zoneKey)(r).AtMost(1) }, false, []string{"nil"}},
 		{"invalid selector", func(r assert.TestingT) bool {
 			bad := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}
@@ -181,7 +192,7 @@ func TestSkew(t *testing.T) {
 	}
 
 	t.Run("counts", func(t *testing.T) {
-		d := expect.Skew(t, spread, web, zoneKey)
+		d := expect.Skew(t, spread, metav1.NamespaceDefault, web, zoneKey)
 		counts := d.Counts()
 		assert.Equal(t, map[string]int{"a": 2, "b": 2, "c": 2}, counts)
 		counts["a"] = 9
@@ -228,17 +239,16 @@ func TestGroupsAndLoops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { check(t, tc.pass, tc.assertion, tc.shows...) })
 	}
 
-	// A group that does not exist is reported on its own, besides the
-	// differing counts.
-	rec := &recorder{}
-	assert.False(t, expect.NodesAdded(rec, spread, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2, "ng-x": 1}))
-	require.NotEmpty(t, rec.errors)
-	assert.Contains(t, rec.errors[0], `no node group "ng-x"`)
+	// A group that does not exist is reported instead of the counts.
+	check(t, false, func(r assert.TestingT) bool {
+		return expect.NodesAdded(r, spread, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2, "ng-x": 1, "ng-y": 0})
+	}, "no node group ng-x, ng-y", "ng-c 0->2")
 }
 
 func TestPending(t *testing.T) {
 	spread, atMax := results(t)
 	const maxSize = "max node group size reached"
+	maxSizeKind := topology.ReasonMaxSize
 	pendingPods := make([]string, 0, len(atMax.Unschedulable))
 	for _, p := range atMax.Unschedulable {
 		pendingPods = append(pendingPods, p.Name)
@@ -253,15 +263,15 @@ func TestPending(t *testing.T) {
 	}{
 		{"all bound", func(r assert.TestingT) bool { return expect.AllBound(r, spread) }, true, nil},
 		{"not all bound", func(r assert.TestingT) bool { return expect.AllBound(r, atMax) },
-			false, []string{"4 pods left pending", "default/" + pendingPods[0] + ": scheduler: ", maxSize}},
-		{"pending with reason", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, maxSize, "scheduler: ") }, true, nil},
+			false, []string{"4 pods left pending", "default/" + pendingPods[0] + " [MaxSizeReached]: scheduler: ", maxSize}},
+		{"pending with reason kind", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, maxSizeKind) }, true, nil},
 		{"pending count only", func(r assert.TestingT) bool { return expect.Pending(r, spread, 0) }, true, nil},
-		{"pending wrong count", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 3, maxSize) },
+		{"pending wrong count", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 3, maxSizeKind) },
 			false, []string{"4 pods left pending, want 3", maxSize}},
 		{"pending when all bound", func(r assert.TestingT) bool { return expect.Pending(r, spread, 1) },
 			false, []string{"0 pods left pending, want 1", "(none)"}},
-		{"pending wrong reason", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, maxSize, "no such reason") },
-			false, []string{`4 of 4 pending pods lacks "no such reason" (default/` + pendingPods[0], maxSize}},
+		{"pending wrong reason kind", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, maxSizeKind, topology.ReasonSkew) },
+			false, []string{"4 of 4 pending pods lack reason kind MaxSkewExceeded (default/" + pendingPods[0], "[MaxSizeReached]", maxSize}},
 		{"pending pods, any order and form", func(r assert.TestingT) bool { return expect.PendingPods(r, atMax, reversed...) }, true, nil},
 		{"pending pods, none", func(r assert.TestingT) bool { return expect.PendingPods(r, spread) }, true, nil},
 		{"pending pods, one missing", func(r assert.TestingT) bool { return expect.PendingPods(r, atMax, pendingPods[:3]...) },
