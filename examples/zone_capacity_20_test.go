@@ -21,6 +21,6 @@ func TestZoneAndCapacityType20Replicas(t *testing.T) {
 	expect.ScaleUpLoops(t, res, 1)
 	expect.AllBound(t, res)
 	web := matching("app", "web")
-	expect.Skew(t, res, web, zoneKey).ConsistsOf(7, 7, 6)
-	expect.Skew(t, res, web, "example.com/capacity-type").ConsistsOf(10, 10)
+	expect.Skew(t, res, "shop", web, zoneKey).ConsistsOf(7, 7, 6)
+	expect.Skew(t, res, "shop", web, "example.com/capacity-type").ConsistsOf(10, 10)
 }
