@@ -26,7 +26,7 @@ build:
 
 ## test: formatting, vet, and every unit, differential and scenario test.
 test: lint
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 ## fuzz: the long differential runs (real scheduler plugin; exhaustive oracle of complete plans; generated multi-key spreads through whole CA loops), then the input-parser fuzzer.
 fuzz:

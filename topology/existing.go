@@ -54,10 +54,3 @@ func (p *planner) bindExisting(pod *v1.Pod, c *class, e *existingState) error {
 	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: e.topo.Name, Group: e.topo.Group})
 	return nil
 }
-
-func (e *existingState) nodeOrNil() *v1.Node {
-	if e == nil {
-		return nil
-	}
-	return e.topo.Node
-}
