@@ -48,6 +48,8 @@ var targets = []target{
 	{"growth: 500n_20000p time vs 500n_2000p time", 3.0, growth("500n_20000p", "500n_2000p")},
 	{"5000n_2000p_nospread time vs stock", 1.05, vsStock("5000n_2000p_nospread", "ns/op")},
 	{"5000n_2000p_nospread memory (B/op) vs stock", 1.05, vsStock("5000n_2000p_nospread", "B/op")},
+	{"5000n_2000p_2keys time vs stock", 0.02, vsStock("5000n_2000p_2keys", "ns/op")},
+	{"5000n_2000p_2keys time vs 5000n_2000p time", 2.0, growth("5000n_2000p_2keys", "5000n_2000p")},
 }
 
 // writeTargets appends the targets table: each ratio of medians, its limit
