@@ -284,15 +284,7 @@ func (o *oracle) canBind(nodes []oracleNode, placed []int, j int) bool {
 		for i, n := range nodes {
 			counts[n.values[con.TopologyKey]] += n.matched + placed[i]
 		}
-		lo, first := 0, true
-		for _, k := range counts {
-			if first || k < lo {
-				lo, first = k, false
-			}
-		}
-		if con.MinDomains != nil && len(counts) < int(*con.MinDomains) {
-			lo = 0
-		}
+		lo := globalMin(counts, con)
 		if counts[nodes[j].values[con.TopologyKey]]+1-lo > int(con.MaxSkew) {
 			return false
 		}
@@ -549,15 +541,7 @@ func (o *oracle) balanced(nodes []oracleNode, placed []int) bool {
 		for i, n := range nodes {
 			counts[n.values[con.TopologyKey]] += n.matched + placed[i]
 		}
-		lo, first := 0, true
-		for _, k := range counts {
-			if first || k < lo {
-				lo, first = k, false
-			}
-		}
-		if con.MinDomains != nil && len(counts) < int(*con.MinDomains) {
-			lo = 0
-		}
+		lo := globalMin(counts, con)
 		for i, n := range nodes {
 			if placed[i] > 0 && counts[n.values[con.TopologyKey]]-lo > int(con.MaxSkew) {
 				return false
@@ -565,4 +549,19 @@ func (o *oracle) balanced(nodes []oracleNode, placed []int) bool {
 		}
 	}
 	return true
+}
+
+// globalMin is the plugin's global minimum over counts: the smallest
+// count, 0 below the constraint's minDomains domains.
+func globalMin(counts map[string]int, con v1.TopologySpreadConstraint) int {
+	lo, first := 0, true
+	for _, k := range counts {
+		if first || k < lo {
+			lo, first = k, false
+		}
+	}
+	if con.MinDomains != nil && len(counts) < int(*con.MinDomains) {
+		lo = 0
+	}
+	return lo
 }
