@@ -227,7 +227,7 @@ func (sp *shareProblem) bindOrder(x shareState) (order []int, ok, bounded bool) 
 
 // maxOrderStates bounds the search for a binding order once the greedy
 // walk is stuck; past it, the table is not used and fewer pods are tried.
-const maxOrderStates = 1 << 12
+var maxOrderStates = 1 << 12
 
 // sub returns a - b elementwise (into a).
 func sub(a, b []int) []int {
