@@ -14,8 +14,10 @@ const (
 	// out.
 	DegradedReplanRounds DegradeCause = "replan_rounds"
 	// DegradedFinalView: re-planning reached a fixpoint (a round opened no
-	// node beyond those it started with) and some placements still do not
-	// hold once every planned node registers; they are taken out.
+	// node beyond those it started with) or stopped helping (the
+	// placements that do not hold exceed their maxSkew by no less than in
+	// the round before), and some placements still do not hold once every
+	// planned node registers; they are taken out.
 	DegradedFinalView DegradeCause = "final_view"
 	// DegradedShareOrder: the search for an order in which the scheduler
 	// binds a class's shares ran out of its budget (maxOrderStates).

@@ -69,9 +69,11 @@ type planner struct {
 // Every placement of the plan returned holds in the final view (see
 // finalview.go): when one does not, the pods are planned again with the
 // nodes of the rounds so far registered from the start, until a round
-// opens no node beyond them (the fixpoint) or maxRounds; the placements
-// that still do not hold are then taken out, their pods pending with a
-// Reason, counted in Plan.Degraded.
+// opens no node beyond them (the fixpoint), holds no fewer placements
+// that fail, summed by how far each exceeds its maxSkew, than the round
+// before (re-planning stopped helping), or
+// maxRounds; the placements of that round that still do not hold are then
+// taken out, their pods pending with a Reason, counted in Plan.Degraded.
 //
 // It never adds a node without a pod on it (except the rest of a
 // zero-or-max group), never exceeds a group's max size or the limits, and
@@ -91,24 +93,28 @@ func PlanScaleUp(req Request) (*Plan, error) {
 		classPods[req.Facts.ClassKey(pod)]++
 	}
 	var preopen map[string]int
+	fewest := -1
 	for round := 1; ; round++ {
 		p := newPlanner(req)
 		p.classPods = classPods
 		if err := p.run(pods, preopen); err != nil {
 			return nil, err
 		}
-		if len(p.finalViolations()) == 0 {
+		violations := totalExcess(p.finalViolations())
+		if violations == 0 {
 			return p.plan, nil
 		}
 		grew := opensBeyond(p.plan.NewNodes, preopen)
-		if !grew || round == maxRounds {
+		improved := fewest < 0 || violations < fewest
+		if !grew || !improved || round == maxRounds {
 			cause := DegradedFinalView
-			if grew {
+			if grew && improved {
 				cause = DegradedReplanRounds
 			}
 			p.takeOut(cause)
 			return p.plan, nil
 		}
+		fewest = violations
 		// Some placement was checked before a node planned later existed,
 		// and that node lowers a global minimum. Plan again with every node
 		// of the rounds so far present from the start, so each placement is
@@ -126,6 +132,16 @@ func PlanScaleUp(req Request) (*Plan, error) {
 // bound keeps a loop's time in check. Past it, the placements that do not
 // hold in the final view are taken out (DegradedReplanRounds).
 var maxRounds = 8
+
+// totalExcess sums how far each violation's skew exceeds its maxSkew (0: the
+// plan holds in the final view).
+func totalExcess(vs []violation) int {
+	n := 0
+	for _, v := range vs {
+		n += v.rej.MatchNum + v.rej.SelfMatch - v.rej.MinMatch - int(v.rej.MaxSkew)
+	}
+	return n
+}
 
 // opensBeyond reports whether nodes has more new nodes in some group than
 // preopen.
