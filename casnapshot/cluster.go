@@ -59,7 +59,7 @@ func New(snap clustersnapshot.ClusterSnapshot, templates map[string]*framework.N
 	anti := snapshotAntiTerms(snap)
 	c := &Cluster{snap: snap, templates: templates, views: newNodeViews(fw), anti: anti.clone(), initialAnti: anti}
 	if fw != nil {
-		c.pre, c.alone = &preFilters{fw: fw}, &preFilters{fw: fw}
+		c.pre, c.alone = newPreFilters(fw), newPreFilters(fw)
 	}
 	return c
 }
@@ -222,8 +222,11 @@ func (c *Cluster) AddNode(group string, node *apiv1.Node) error {
 		return err
 	}
 	c.anti.addNodeInfo(ni)
-	c.pre.changed()
-	return c.snap.AddNodeInfo(ni)
+	if err := c.snap.AddNodeInfo(ni); err != nil {
+		return err
+	}
+	c.pre.added(node.Name, podsOf(ni)...)
+	return nil
 }
 
 // AddPod binds pod to the named node: at once when other nodes' checks may
@@ -235,8 +238,11 @@ func (c *Cluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 		if err := c.flushAll(); err != nil {
 			return err
 		}
-		c.pre.changed()
-		return c.snap.ForceAddPod(pod, nodeName)
+		if err := c.snap.ForceAddPod(pod, nodeName); err != nil {
+			return err
+		}
+		c.pre.added(nodeName, pod)
+		return nil
 	}
 	c.deferred.add(pod, nodeName)
 	return nil
@@ -248,10 +254,19 @@ func (c *Cluster) Reset() error {
 	c.deferred.clear()
 	c.views.clear()
 	c.anti = c.initialAnti.clone()
-	c.pre.changed()
+	c.pre.reset()
 	c.snap.Revert()
 	c.snap.Fork()
 	return nil
+}
+
+// podsOf returns the pods of ni.
+func podsOf(ni *framework.NodeInfo) []*apiv1.Pod {
+	pods := make([]*apiv1.Pod, 0, len(ni.Pods()))
+	for _, pi := range ni.Pods() {
+		pods = append(pods, pi.Pod)
+	}
+	return pods
 }
 
 // asError turns a nil SchedulingError interface value into a nil error.

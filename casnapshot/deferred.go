@@ -93,14 +93,11 @@ func (d *deferredPods) clear() {
 
 // flushNode adds the pods deferred on node to the snapshot.
 func (c *Cluster) flushNode(node string) error {
-	pods := c.deferred.take(node)
-	if len(pods) > 0 {
-		c.pre.changed()
-	}
-	for _, pod := range pods {
+	for _, pod := range c.deferred.take(node) {
 		if err := c.snap.ForceAddPod(pod, node); err != nil {
 			return err
 		}
+		c.pre.added(node, pod)
 	}
 	return nil
 }

@@ -2,42 +2,92 @@ package casnapshot
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // preFilters checks pods on CA's snapshot as CA's SchedulerPluginRunner
 // (RunFiltersOnNode) does — PreFilter over the snapshot, the PreFilter
-// result's node names, Filter on the node, the same errors — but keeps the
-// PreFilter outcome of the last pod checked until the snapshot changes
-// (version): a pod checked against many nodes in a row (the planner trying
-// candidates, a probe per group) runs PreFilter once, as kube-scheduler
-// runs it once per pod and scheduling cycle for all its Filter calls.
+// result's node names, Filter on the node, the same errors — but runs
+// PreFilter once per pod shape and keeps its outcome: the CycleState of a
+// shape is brought up to date with each pod added to the snapshot since,
+// through the PreFilter plugins' AddPod extensions
+// (RunPreFilterExtensionAddPod), the path kube-scheduler takes to add
+// nominated pods to a cycle's state. A shape is what the PreFilter and
+// Filter plugins read from the incoming pod: its namespace, labels and spec
+// (shapeKey); pods of one shape share one state whatever their names.
 //
 // It serves the pods whose checks read other nodes only through
 // InterPodAffinity (sharedPreFilter: no volume claim, no resource claim),
 // so that a new node whose template holds no pod can also be checked
 // without adding it to the snapshot: an empty node adds no pod to
 // InterPodAffinity's counts, and no other PreFilter of such a pod reads
-// the cluster's nodes.
+// the cluster's nodes. The other PreFilter plugins with extensions skip
+// such a pod by its own fields alone (PodTopologySpread: the filtered pod
+// has no DoNotSchedule constraint; VolumeRestrictions, DynamicResources: no
+// claim). InterPodAffinity skips a pod that has no required terms while no
+// pod in the cluster has required anti-affinity: a skipped state is stale
+// once a pod with required anti-affinity is added, and PreFilter runs
+// again.
+//
+// Every change of CA's snapshot goes through the Cluster, which reports it
+// here: added (a pod), fork and revert (a probe's scratch level), reset
+// (the planner's Reset).
 type preFilters struct {
 	fw *framework.Handle
-	// version counts the changes of CA's snapshot (see Cluster).
-	version uint64
+	// log are the pods added to the snapshot since the last reset, in
+	// order; while forked, those from forkAt on were added in the fork.
+	log    []addedPod
+	forkAt int
+	forked bool
+	// states are the shapes' states, each up to date with a prefix of log.
+	states map[shapeKey]*shapeState
+	// keys memoizes shapeKey per pod.
+	keys map[*apiv1.Pod]shapeKey
+	// runs counts the PreFilter runs.
+	runs int
+}
 
+// addedPod is a pod added to CA's snapshot on the node named nodeName;
+// node (the node's NodeInfo, read for its labels) and info (the pod's
+// PodInfo) are looked up on first use.
+type addedPod struct {
 	pod      *apiv1.Pod
-	at       uint64
-	state    *schedulerframework.CycleState
-	result   *schedulerframework.PreFilterResult
-	err      clustersnapshot.SchedulingError
-	plugins  sets.Set[string]
-	computed bool
+	nodeName string
+	node     *schedulerframework.NodeInfo
+	info     *schedulerframework.PodInfo
+}
+
+// shapeKey identifies a pod shape: namespace, labels in canonical form and
+// the SHA-256 digest of the spec's protobuf encoding.
+type shapeKey struct {
+	namespace, labels, spec string
+}
+
+// shapeState is the PreFilter outcome of one shape, up to date with the
+// first at pods of the log.
+type shapeState struct {
+	pod     *apiv1.Pod
+	at      int
+	state   *schedulerframework.CycleState
+	result  *schedulerframework.PreFilterResult
+	plugins sets.Set[string]
+	err     clustersnapshot.SchedulingError
+}
+
+func newPreFilters(fw *framework.Handle) *preFilters {
+	return &preFilters{fw: fw, states: map[shapeKey]*shapeState{}, keys: map[*apiv1.Pod]shapeKey{}}
 }
 
 // sharedPreFilter reports whether pod's checks may share a PreFilter
@@ -59,11 +109,69 @@ func withoutPodAffinity(pod *apiv1.Pod) *apiv1.Pod {
 	return &cp
 }
 
-// changed records a change of CA's snapshot.
-func (p *preFilters) changed() {
-	if p != nil {
-		p.version++
+// added records pods added to the snapshot on node.
+func (p *preFilters) added(node string, pods ...*apiv1.Pod) {
+	if p == nil {
+		return
 	}
+	for _, pod := range pods {
+		p.log = append(p.log, addedPod{pod: pod, nodeName: node})
+	}
+}
+
+// fork records that the snapshot was forked: what is added until revert
+// is gone after it.
+func (p *preFilters) fork() {
+	if p == nil {
+		return
+	}
+	p.forked, p.forkAt = true, len(p.log)
+}
+
+// revert records that the snapshot's fork is being reverted, before the
+// snapshot is: each state brought up to date with pods of the fork has them
+// taken out again through the PreFilter plugins' RemovePod extensions
+// (each the exact inverse of AddPod); a state that cannot be is dropped.
+func (p *preFilters) revert() {
+	if p == nil || !p.forked {
+		return
+	}
+	for key, st := range p.states {
+		if st.at > p.forkAt && !p.rollBack(st) {
+			delete(p.states, key)
+		}
+	}
+	clear(p.log[p.forkAt:])
+	p.log = p.log[:p.forkAt]
+	p.forked = false
+}
+
+// rollBack takes the pods of the fork out of st.
+func (p *preFilters) rollBack(st *shapeState) bool {
+	if st.err != nil {
+		return false
+	}
+	for ; st.at > p.forkAt; st.at-- {
+		a := &p.log[st.at-1]
+		if a.node == nil || a.info == nil {
+			return false
+		}
+		if status := p.fw.Framework.RunPreFilterExtensionRemovePod(checkContext, st.state, st.pod, a.info, a.node); !status.IsSuccess() {
+			return false
+		}
+	}
+	return true
+}
+
+// reset records that the snapshot was reverted to the planner's start.
+func (p *preFilters) reset() {
+	if p == nil {
+		return
+	}
+	clear(p.log)
+	p.log = p.log[:0]
+	clear(p.states)
+	p.forked = false
 }
 
 // check runs the filters for pod (the filtered copy) on ni, a node of
@@ -71,24 +179,15 @@ func (p *preFilters) changed() {
 func (p *preFilters) check(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, ni *framework.NodeInfo) clustersnapshot.SchedulingError {
 	p.fw.DelegatingLister.UpdateDelegate(snap)
 	defer p.fw.DelegatingLister.ResetDelegate()
-	if !p.computed || p.pod != pod || p.at != p.version {
-		p.pod, p.at, p.computed = pod, p.version, true
-		p.state = schedulerframework.NewCycleState()
-		var status *schedulerframework.Status
-		p.result, status, p.plugins = p.fw.Framework.RunPreFilterPlugins(checkContext, p.state, pod)
-		p.err = nil
-		if !status.IsSuccess() {
-			p.err = clustersnapshot.NewFailingPredicateError(pod, status.Plugin(), status.Reasons(), "PreFilter failed", "")
-		}
-	}
-	if p.err != nil {
-		return p.err
+	st := p.stateOf(snap, pod)
+	if st.err != nil {
+		return st.err
 	}
 	node := ni.Node()
-	if !p.result.AllNodes() && !p.result.NodeNames.Has(node.Name) {
-		return clustersnapshot.NewFailingPredicateError(pod, strings.Join(p.plugins.UnsortedList(), ", "), nil, "PreFilter filtered the Node out", "")
+	if !st.result.AllNodes() && !st.result.NodeNames.Has(node.Name) {
+		return clustersnapshot.NewFailingPredicateError(pod, strings.Join(st.plugins.UnsortedList(), ", "), nil, "PreFilter filtered the Node out", "")
 	}
-	status := p.fw.Framework.RunFilterPlugins(checkContext, p.state, pod, ni.ToScheduler())
+	status := p.fw.Framework.RunFilterPlugins(checkContext, st.state, pod, ni.ToScheduler())
 	if status.IsSuccess() {
 		return nil
 	}
@@ -102,6 +201,85 @@ func (p *preFilters) check(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod,
 		debug += fmt.Sprintf(", nodeTaints: %#v", node.Spec.Taints)
 	}
 	return clustersnapshot.NewFailingPredicateError(pod, name, status.Reasons(), unexpected, debug)
+}
+
+// stateOf returns the state of pod's shape, up to date with the whole log:
+// the kept one brought up to date, or a new PreFilter.
+func (p *preFilters) stateOf(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod) *shapeState {
+	key := p.keyOf(pod)
+	st, ok := p.states[key]
+	if !ok || !p.advance(snap, st) {
+		st = p.preFilter(pod)
+		p.states[key] = st
+	}
+	return st
+}
+
+// preFilter runs the PreFilter plugins for pod over the snapshot.
+func (p *preFilters) preFilter(pod *apiv1.Pod) *shapeState {
+	p.runs++
+	st := &shapeState{pod: pod, at: len(p.log), state: schedulerframework.NewCycleState()}
+	var status *schedulerframework.Status
+	st.result, status, st.plugins = p.fw.Framework.RunPreFilterPlugins(checkContext, st.state, pod)
+	if !status.IsSuccess() {
+		st.err = clustersnapshot.NewFailingPredicateError(pod, status.Plugin(), status.Reasons(), "PreFilter failed", "")
+	}
+	return st
+}
+
+// advance brings st up to date with the log and reports whether it could:
+// a state whose PreFilter failed, or that a pod added since makes stale
+// (see preFilters), cannot be.
+func (p *preFilters) advance(snap clustersnapshot.ClusterSnapshot, st *shapeState) bool {
+	n := len(p.log)
+	if st.at == n {
+		return true
+	}
+	if st.err != nil {
+		return false
+	}
+	skipsAffinity := st.state.SkipFilterPlugins.Has(names.InterPodAffinity)
+	for ; st.at < n; st.at++ {
+		a := &p.log[st.at]
+		if skipsAffinity && topology.HasRequiredPodAntiAffinity(a.pod) {
+			return false
+		}
+		if a.node == nil {
+			ni, err := snap.GetNodeInfo(a.nodeName)
+			if err != nil {
+				return false
+			}
+			a.node = ni.ToScheduler()
+		}
+		if a.info == nil {
+			info, err := schedulerframework.NewPodInfo(a.pod)
+			if err != nil {
+				return false
+			}
+			a.info = info
+		}
+		if status := p.fw.Framework.RunPreFilterExtensionAddPod(checkContext, st.state, st.pod, a.info, a.node); !status.IsSuccess() {
+			return false
+		}
+	}
+	return true
+}
+
+// keyOf returns pod's shapeKey, computed once per pod.
+func (p *preFilters) keyOf(pod *apiv1.Pod) shapeKey {
+	if k, ok := p.keys[pod]; ok {
+		return k
+	}
+	k := shapeKey{namespace: pod.Namespace, labels: labels.Set(pod.Labels).String()}
+	if b, err := pod.Spec.Marshal(); err == nil {
+		digest := sha256.Sum256(b)
+		k.spec = string(digest[:])
+	} else {
+		// Not encodable: a shape of its own.
+		k.spec = fmt.Sprintf("unencodable %p", pod)
+	}
+	p.keys[pod] = k
+	return k
 }
 
 // checkContext is the context of the framework runs of a check: the

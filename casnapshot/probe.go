@@ -49,6 +49,7 @@ func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap 
 		return 0
 	}
 	var snap clustersnapshot.ClusterSnapshot
+	var pre *preFilters
 	if local {
 		snap = c.views.scratch()
 	} else {
@@ -58,29 +59,46 @@ func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap 
 		snap = c.snap
 		snap.Fork()
 		defer snap.Revert()
+		if c.sharesPreFilter(pod) {
+			pre = c.pre
+			pre.fork()
+			defer pre.revert()
+		}
 	}
 	if err := snap.AddNodeInfo(ni); err != nil {
 		return 0
 	}
+	pre.added(node.Name, podsOf(ni)...)
 	alone := local && c.isAlone(pod)
 	for n := 0; n < limit; n++ {
 		cp := *base
 		cp.Name = fmt.Sprintf("%s-probe-%d", pod.Name, n)
 		cp.UID = uuid.NewUUID()
-		if alone {
-			// The filters read neither name nor UID: base stands for
-			// its copy, with base's PreFilter outcome.
-			if c.checkView(snap, pod, node.Name) != nil {
-				return n
-			}
-		} else if snap.CheckPredicates(&cp, node.Name) != nil {
+		// The filters read neither name nor UID: base stands for its
+		// copy, with base's PreFilter outcome.
+		if !c.probeFits(snap, pre, pod, &cp, node.Name, alone) {
 			return n
 		}
 		if err := snap.ForceAddPod(&cp, node.Name); err != nil {
 			return n
 		}
+		pre.added(node.Name, &cp)
 	}
 	return limit
+}
+
+// probeFits checks cp, a copy of pod, on the probe node of snap: through
+// the alone PreFilter outcome, through pre (CA's snapshot, forked), or
+// with CA's own checks.
+func (c *Cluster) probeFits(snap clustersnapshot.ClusterSnapshot, pre *preFilters, pod, cp *apiv1.Pod, node string, alone bool) bool {
+	switch {
+	case alone:
+		return c.checkView(snap, pod, node) == nil
+	case pre != nil:
+		ni, err := snap.GetNodeInfo(node)
+		return err == nil && pre.check(snap, c.filtered(pod), ni) == nil
+	}
+	return snap.CheckPredicates(cp, node) == nil
 }
 
 // probeNode returns the probe node of group g (the copy of its template

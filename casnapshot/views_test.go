@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/testsnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
@@ -70,7 +71,17 @@ func viewsPods() []*apiv1.Pod {
 	// plain ones once such a pod is bound).
 	x := labelled("x", 300, "x")
 	hostAnti, zoneAnti := antiAffine("host-anti", apiv1.LabelHostname), antiAffine("zone-anti", apiv1.LabelTopologyZone)
-	return []*apiv1.Pod{small, big, port, tolerant, inB, onN3, x, hostAnti, zoneAnti}
+	// Pods labelled app=y that want a pod labelled app=y in their zone
+	// (checked on CA's snapshot, with the zone's count kept by the shared
+	// PreFilter states).
+	zoneAffine := labelled("zone-affine", 300, "y")
+	zoneAffine.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
+			TopologyKey:   apiv1.LabelTopologyZone,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "y"}},
+		}},
+	}}
+	return []*apiv1.Pod{small, big, port, tolerant, inB, onN3, x, hostAnti, zoneAnti, zoneAffine}
 }
 
 // TestNodeViewsDecideAsCASnapshot drives two clusters with the same

@@ -118,7 +118,7 @@ func domainOf(labels map[string]string, keys []string) (string, bool) {
 // planner only reads it.
 func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 	keys := r.domainKeys(pod)
-	class := topology.ClassOf(pod)
+	class := r.facts.ClassKey(pod)
 	pos := r.position[class]
 	key := strings.Join(keys, "\x00") + "\x01" + r.positionKey[class]
 	if out, ok := r.ranks[key]; ok {
@@ -173,7 +173,7 @@ func (r *ranking) choose(first *topology.Plan) bool {
 		if !pl.NewNode {
 			continue
 		}
-		class := topology.ClassOf(pl.Pod)
+		class := r.facts.ClassKey(pl.Pod)
 		sh, ok := shares[class]
 		if !ok {
 			sh = &share{exemplar: pl.Pod, keys: r.domainKeys(pl.Pod), pods: map[string][]*apiv1.Pod{}}

@@ -30,8 +30,9 @@ import (
 // pod of a group the group's status; the estimator reads the plan, not the
 // pods. So, unless the scale-up is all-or-nothing (which compares the
 // number of pods an option helps with the number handed over), only the
-// first of the pods alike — same class (namespace, controller, labels),
-// same spec, and both placed or both not — is handed over, and restore
+// first of the pods alike — same class (topology.ClassOf: namespace,
+// controller and labels, or namespace, labels and spec for pods without a
+// controller), same spec, and both placed or both not — is handed over, and restore
 // gives the others its status: CA's grouping of tens of thousands of
 // pending pods, all decided by the plan, costs as many pods as there are
 // classes.

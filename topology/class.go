@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"crypto/sha256"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,9 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// class is the planner's equivalence class of pods: same namespace,
-// controller and labels mean the same spread and, for CA, the same scheduling
-// requirements (this is how CA groups pods too).
+// class is the planner's equivalence class of pods (ClassOf): same
+// namespace, controller and labels mean the same spread and, for CA, the
+// same scheduling requirements (this is how CA groups pods too); pods
+// without a controller are alike when namespace, labels and spec are.
 type class struct {
 	spread *Spread
 	counts *Counts
@@ -81,18 +83,26 @@ type ClassKey struct {
 	// Labels are the pod's labels in canonical form,
 	// labels.Set(pod.Labels).String() (sorted key=value pairs).
 	Labels string
-	// PodName and UID are set only for a pod without a controller.
-	PodName string
-	UID     types.UID
+	// Spec is set only for a pod without a controller: the SHA-256 digest
+	// of its spec's protobuf encoding (maps encoded in key order), or, when
+	// the spec cannot be encoded, the pod's name and UID.
+	Spec string
 }
 
 // ClassOf groups pods the way CA's equivalence groups do: namespace,
-// controller and labels. A pod without a controller is its own class
-// (namespace, name and UID).
+// controller and labels. Pods without a controller are alike when their
+// namespace, labels and spec are: their names and UIDs do not count, so
+// renaming such pods changes no plan. A pod whose spec cannot be encoded is
+// a class of its own (its namespace and UID).
 func ClassOf(pod *v1.Pod) ClassKey {
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if ref == nil {
-		return ClassKey{Namespace: pod.Namespace, PodName: pod.Name, UID: pod.UID}
+		b, err := pod.Spec.Marshal()
+		if err != nil {
+			return ClassKey{Namespace: pod.Namespace, Spec: "unencodable " + pod.Name + " " + string(pod.UID)}
+		}
+		digest := sha256.Sum256(b)
+		return ClassKey{Namespace: pod.Namespace, Labels: labels.Set(pod.Labels).String(), Spec: string(digest[:])}
 	}
 	return ClassKey{
 		Namespace:      pod.Namespace,
