@@ -191,17 +191,45 @@ func (p *preFilters) check(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod,
 	if status.IsSuccess() {
 		return nil
 	}
-	name := status.Plugin()
-	unexpected := ""
-	if !status.IsRejected() {
-		unexpected = fmt.Sprintf("unexpected filter status %q", status.Code().String())
-	}
-	debug := fmt.Sprintf("nodeName: %q", node.Name)
-	if name == "TaintToleration" {
-		debug += fmt.Sprintf(", nodeTaints: %#v", node.Spec.Taints)
-	}
-	return clustersnapshot.NewFailingPredicateError(pod, name, status.Reasons(), unexpected, debug)
+	return &filterFailure{pod: pod, node: node, status: status}
 }
+
+// filterFailure is the SchedulingError of a Filter that rejected pod on
+// node, as CA's SchedulerPluginRunner reports it (NewFailingPredicateError,
+// with the node's name and, for TaintToleration, its taints as debug
+// information); its message is formatted only when read, since the planner
+// mostly asks whether a check passed.
+type filterFailure struct {
+	pod    *apiv1.Pod
+	node   *apiv1.Node
+	status *schedulerframework.Status
+}
+
+// schedulingError is the failure as CA builds it.
+func (f *filterFailure) schedulingError() clustersnapshot.SchedulingError {
+	name := f.status.Plugin()
+	unexpected := ""
+	if !f.status.IsRejected() {
+		unexpected = fmt.Sprintf("unexpected filter status %q", f.status.Code().String())
+	}
+	debug := fmt.Sprintf("nodeName: %q", f.node.Name)
+	if name == "TaintToleration" {
+		debug += fmt.Sprintf(", nodeTaints: %#v", f.node.Spec.Taints)
+	}
+	return clustersnapshot.NewFailingPredicateError(f.pod, name, f.status.Reasons(), unexpected, debug)
+}
+
+func (f *filterFailure) Error() string { return f.schedulingError().Error() }
+
+func (f *filterFailure) Type() clustersnapshot.SchedulingErrorType {
+	return clustersnapshot.FailingPredicateError
+}
+
+func (f *filterFailure) Reasons() []string { return f.schedulingError().Reasons() }
+
+func (f *filterFailure) FailingPredicateName() string { return f.status.Plugin() }
+
+func (f *filterFailure) FailingPredicateReasons() []string { return f.status.Reasons() }
 
 // stateOf returns the state of pod's shape, up to date with the whole log:
 // the kept one brought up to date, or a new PreFilter.
