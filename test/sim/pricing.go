@@ -74,6 +74,10 @@ type scenarioPricing struct {
 	// memory request: CA's price expander prices every pod of every option,
 	// and the minimum over the groups reads nothing else of the pod.
 	podRates sync.Map // podRequest -> float64
+	// requests memoizes each pod's podRequest (a pod's requests never
+	// change: the API server refuses such an update), since the expander
+	// prices the same pods option after option.
+	requests sync.Map // *apiv1.Pod -> podRequest
 }
 
 // podRequest is the part of a pod PodPrice reads: its CPU (millicores) and
@@ -131,17 +135,27 @@ func (p *scenarioPricing) NodePrice(node *apiv1.Node, startTime, endTime time.Ti
 // the PodPrice of a 0.5-CPU, 500MiB pod, so pod prices in the currency of
 // the node prices make options that help more pods per unit of money win.
 func (p *scenarioPricing) PodPrice(pod *apiv1.Pod, startTime, endTime time.Time) (float64, error) {
-	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-	cpu, mem := req.Cpu().MilliValue(), req.Memory().Value()
-	if cpu <= 0 && mem <= 0 {
+	key := p.requestOf(pod)
+	if key.cpu <= 0 && key.mem <= 0 {
 		return 0, nil
 	}
-	key := podRequest{cpu, mem}
 	perHour, ok := p.podRates.Load(key)
 	if !ok {
-		perHour, _ = p.podRates.LoadOrStore(key, p.cheapestShare(cpu, mem))
+		perHour, _ = p.podRates.LoadOrStore(key, p.cheapestShare(key.cpu, key.mem))
 	}
 	return perHour.(float64) * hours(startTime, endTime), nil
+}
+
+// requestOf returns pod's CPU and memory requests as kube-scheduler counts
+// them (resourcehelper.PodRequests), computed once per pod.
+func (p *scenarioPricing) requestOf(pod *apiv1.Pod) podRequest {
+	if r, ok := p.requests.Load(pod); ok {
+		return r.(podRequest)
+	}
+	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	r := podRequest{req.Cpu().MilliValue(), req.Memory().Value()}
+	p.requests.Store(pod, r)
+	return r
 }
 
 // cheapestShare is the smallest dominant share of a node times the node's
