@@ -50,7 +50,7 @@ type ranking struct {
 	byShape       bool
 	chooserShapes bool
 	shapeOrders   map[shapeOrderKey][]string
-	shapeProbes   map[shapeProbeKey]int
+	shapeProbes   map[shapeProbeKey]shapeProbe
 	shapes        map[topology.ClassKey]classShape
 
 	// positionKey identifies each class's positions by the orders that
@@ -73,18 +73,25 @@ type shapeOrderKey struct {
 	share        int
 }
 
-// shapeProbeKey identifies a podsPerNode probe: the pod's shape, the group
-// and the limit.
+// shapeProbeKey identifies a podsPerNode probe: the pod's shape and the
+// group.
 type shapeProbeKey struct {
 	shape podShape
 	group string
-	limit int
+}
+
+// shapeProbe is a probe's outcome: per pods fit on a node of the group,
+// probed up to limit. PodsPerNode adds the pods one by one and stops at the
+// first that does not fit or at the limit, so its answer for any limit l is
+// min(l, per) when per < limit, and l when l <= limit.
+type shapeProbe struct {
+	per, limit int
 }
 
 func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *topology.PodFacts) *ranking {
 	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
-		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]int{},
+		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
 		shapes: map[topology.ClassKey]classShape{}, positionKey: map[topology.ClassKey]string{}, ranks: map[string]map[string]int{}}
 }
 
@@ -307,12 +314,12 @@ func (r *ranking) probe(class topology.ClassKey, exemplar *apiv1.Pod, g *topolog
 	if shape.hostCap >= 0 {
 		limit = min(limit, shape.hostCap)
 	}
-	key := shapeProbeKey{shape: shape, group: g.Name, limit: limit}
-	if per, ok := r.shapeProbes[key]; ok {
-		return per
+	key := shapeProbeKey{shape: shape, group: g.Name}
+	if p, ok := r.shapeProbes[key]; ok && (p.per < p.limit || limit <= p.limit) {
+		return min(limit, p.per)
 	}
 	per := r.cluster.PodsPerNode(exemplar, g, limit, shape.hostCap)
-	r.shapeProbes[key] = per
+	r.shapeProbes[key] = shapeProbe{per: per, limit: limit}
 	return per
 }
 
