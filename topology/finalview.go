@@ -36,8 +36,10 @@ func (p *planner) finalViolations() []violation {
 	nodeOf := p.finalNodes()
 	groups := map[*Counts][]int{}
 	var order []*Counts
+	classes := make([]*class, len(p.plan.Placements))
 	for k, pl := range p.plan.Placements {
 		c := p.classOf(pl.Pod)
+		classes[k] = c
 		if c.spread == nil || !c.spread.HasHard() {
 			continue
 		}
@@ -48,15 +50,18 @@ func (p *planner) finalViolations() []violation {
 	}
 	var out []violation
 	for _, cnt := range order {
-		out = append(out, p.violationsOf(cnt.spread, groups[cnt], nodeOf)...)
+		out = append(out, p.violationsOf(cnt.spread, groups[cnt], classes, nodeOf)...)
 	}
 	slices.SortFunc(out, func(a, b violation) int { return a.at - b.at })
 	return out
 }
 
 // violationsOf checks the placements own (indexes, ascending) of the pods
-// whose spread is s, in the final view as the package comment counts it.
-func (p *planner) violationsOf(s *Spread, own []int, nodeOf map[string]*Node) []violation {
+// whose spread is s, in the final view as the package comment counts it;
+// classes are the placements' classes. Whether a pod may count for s
+// reads only its namespace and labels, which its class fixes: it is
+// decided once per class.
+func (p *planner) violationsOf(s *Spread, own []int, classes []*class, nodeOf map[string]*Node) []violation {
 	cnt := p.u.countOf(s)
 	for _, pn := range p.planned {
 		if len(pn.Pods) > 0 {
@@ -70,10 +75,18 @@ func (p *planner) violationsOf(s *Spread, own []int, nodeOf map[string]*Node) []
 		cnt.AddPod(pl.Pod, nodeOf[pl.Node])
 	}
 	var out []violation
+	mayCount := map[*class]bool{}
 	for k, pl := range p.plan.Placements {
 		n := nodeOf[pl.Node]
 		if !mine[k] {
-			cnt.AddPod(pl.Pod, n)
+			may, ok := mayCount[classes[k]]
+			if !ok {
+				may = cnt.mayCount(pl.Pod)
+				mayCount[classes[k]] = may
+			}
+			if may {
+				cnt.AddPod(pl.Pod, n)
+			}
 			continue
 		}
 		if rej := cnt.finalRejection(n.Node); rej != nil {
