@@ -42,6 +42,14 @@ func bindImmediate(claims []*apiv1.PersistentVolumeClaim, pvs map[string]*apiv1.
 			reserved[pv.Name] = pv
 		}
 	}
+	// The scenario's PVs by name; a PV bound here is replaced by its bound
+	// copy, and provisioned PVs, bound at once, need not be in it.
+	names := slices.Sorted(maps.Keys(pvs))
+	index := make(map[string]int, len(names))
+	existing := make([]*apiv1.PersistentVolume, len(names))
+	for i, name := range names {
+		index[name], existing[i] = i, pvs[name]
+	}
 	vacEnabled := utilfeature.DefaultFeatureGate.Enabled(features.VolumeAttributesClass)
 	for _, c := range claims {
 		if c.Spec.VolumeName != "" {
@@ -51,12 +59,8 @@ func bindImmediate(claims []*apiv1.PersistentVolumeClaim, pvs map[string]*apiv1.
 		if err != nil {
 			continue
 		}
-		available := make([]*apiv1.PersistentVolume, 0, len(pvs))
-		for _, name := range slices.Sorted(maps.Keys(pvs)) {
-			available = append(available, pvs[name])
-		}
 		// With delay, only a PV whose claimRef names c matches.
-		pv, err := storagehelpers.FindMatchingVolume(c, available, nil, reserved, delay, vacEnabled)
+		pv, err := storagehelpers.FindMatchingVolume(c, existing, nil, reserved, delay, vacEnabled)
 		if err != nil || (pv == nil && delay) {
 			continue
 		}
@@ -70,6 +74,9 @@ func bindImmediate(claims []*apiv1.PersistentVolumeClaim, pvs map[string]*apiv1.
 		c.Spec.VolumeName = pv.Name
 		metav1.SetMetaDataAnnotation(&c.ObjectMeta, storagehelpers.AnnBoundByController, "yes")
 		pvs[pv.Name] = bindPreBound(pv, c)
+		if i, ok := index[pv.Name]; ok {
+			existing[i] = pvs[pv.Name]
+		}
 	}
 }
 

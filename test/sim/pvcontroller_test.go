@@ -72,10 +72,12 @@ func volumeZone(pv *apiv1.PersistentVolume) string {
 	return ""
 }
 
-// An Immediate claim is bound by the PV controller before any pod
-// schedules, to the smallest static PV that matches it: here the 10Gi one
-// in zone-c rather than the 20Gi one in zone-a. Its pod then needs zone-c,
-// whose group is at 0, and nothing is provisioned.
+// Immediate claims are bound by the PV controller before any pod
+// schedules, each to the smallest available static PV that matches it:
+// data-0 to the 10Gi one in zone-c rather than the 20Gi one in zone-a,
+// data-1 to the 20Gi one, the other being taken. solo then needs zone-c,
+// whose group is at 0, second goes to zone-a's node, and nothing is
+// provisioned.
 func TestImmediateClaimBindsTheSmallestMatchingStaticVolume(t *testing.T) {
 	for _, spreadscale := range []bool{false, true} {
 		s := threeZones()
@@ -84,14 +86,17 @@ func TestImmediateClaimBindsTheSmallestMatchingStaticVolume(t *testing.T) {
 			staticVolume("pv-a-20", "fast", "20Gi", zoneKey, "zone-a"),
 			staticVolume("pv-c-10", "fast", "10Gi", zoneKey, "zone-c"),
 		}
-		s.PersistentVolumeClaims = []*apiv1.PersistentVolumeClaim{classClaim("data-0", "fast")}
-		s.Pods = []*apiv1.Pod{claimPod("solo", "data-0")}
+		s.PersistentVolumeClaims = []*apiv1.PersistentVolumeClaim{classClaim("data-0", "fast"), classClaim("data-1", "fast")}
+		s.Pods = []*apiv1.Pod{claimPod("solo", "data-0"), claimPod("second", "data-1")}
 		res := run(t, s, scaleUpOnly(sim.Config{Spreadscale: spreadscale, Seed: 1}))
-		assert.Equal(t, map[string]string{"data-0": "pv-c-10"}, boundVolumes(res), "spreadscale=%v", spreadscale)
+		assert.Equal(t, map[string]string{"data-0": "pv-c-10", "data-1": "pv-a-20"}, boundVolumes(res), "spreadscale=%v", spreadscale)
 		assert.Len(t, res.PersistentVolumes, 2, "spreadscale=%v: nothing provisioned", spreadscale)
 		assert.Equal(t, []string{"ng-c 0->1"}, scaleUpsPerLoop(res), "spreadscale=%v", spreadscale)
-		require.Len(t, res.Pods, 1, "spreadscale=%v", spreadscale)
-		assert.Equal(t, "ng-c", res.Pods[0].NodeGroup, "spreadscale=%v", spreadscale)
+		groups := map[string]string{}
+		for _, p := range res.Pods {
+			groups[p.Name] = p.NodeGroup
+		}
+		assert.Equal(t, map[string]string{"solo": "ng-c", "second": "ng-a"}, groups, "spreadscale=%v", spreadscale)
 		assert.Empty(t, res.Unschedulable, "spreadscale=%v", spreadscale)
 	}
 }
