@@ -10,6 +10,7 @@ require (
 	k8s.io/apiserver v0.33.1
 	k8s.io/autoscaler/cluster-autoscaler v0.0.0-20250613073258-1959f5f61f6c
 	k8s.io/client-go v0.33.1
+	k8s.io/cloud-provider v0.33.1
 	k8s.io/component-base v0.33.1
 	k8s.io/component-helpers v0.33.1
 	k8s.io/klog/v2 v2.130.1
@@ -185,7 +186,6 @@ require (
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
-	k8s.io/cloud-provider v0.33.1 // indirect
 	k8s.io/cloud-provider-aws v1.27.0 // indirect
 	k8s.io/cloud-provider-gcp/providers v0.28.2 // indirect
 	k8s.io/controller-manager v0.33.1 // indirect

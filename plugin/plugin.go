@@ -52,6 +52,13 @@ type Options struct {
 	// keys or carry CA's "k8s.io/cluster-autoscaler/node-template/label/"
 	// prefix.
 	DeclaredDomains map[string]map[string]string
+	// CSIZoneKeys are CSI drivers' topology keys (e.g.
+	// topology.ebs.csi.aws.com/zone) that every template with a zone gets,
+	// with the zone's value, when it lacks them (processors.CSIZoneKeys,
+	// kubernetes/autoscaler#6000). Unlike the rest of Options they apply
+	// with stock CA's expander and estimator too. Checked with
+	// processors.CheckCSIZoneKeys.
+	CSIZoneKeys []string
 	// Defaults are the cluster's default spread constraints
 	// (PodTopologySpreadArgs.defaultConstraints with a DoNotSchedule entry);
 	// nil for the scheduler's system defaults, which never filter.
@@ -151,6 +158,7 @@ func splitNames(s string) []string {
 // of binpacking and wraps CA's orchestrator in Orchestrator, whose plan
 // chooses groups inside a domain with the chain after topology-spread (or
 // expander.InDomainDefault when topology-spread is the whole chain).
+// Spreadscale.CSIZoneKeys wrap the templates in either case.
 func Build(s Setup) (Components, error) {
 	o := s.Options
 	buildChain := s.BuildChain
@@ -168,6 +176,7 @@ func Build(s Setup) (Components, error) {
 			return Components{}, fmt.Errorf("--expander=%s: %v", o.ExpanderNames, aerr)
 		}
 		c.ExpanderStrategy = strategy
+		wrapCSIZoneKeys(s.Processors, s.Spreadscale.CSIZoneKeys)
 		return c, nil
 	}
 	if err := Validate(o); err != nil {
@@ -190,6 +199,9 @@ func Build(s Setup) (Components, error) {
 		}
 	}
 	wrapProcessors(s.Processors, current, s.Spreadscale.DeclaredDomains)
+	// Outside the declared domains, so that a key is derived from the
+	// declared zone; inside the scale-down guard's template publisher.
+	wrapCSIZoneKeys(s.Processors, s.Spreadscale.CSIZoneKeys)
 	wrapScaleDown(s.Processors, scaledown.Config{
 		DeleteOptions: options.NewNodeDeleteOptions(o),
 		Defaults:      s.Spreadscale.Defaults,
@@ -243,6 +255,15 @@ func wrapProcessors(procs *caprocessors.AutoscalingProcessors, current *plan.Cur
 	}
 	procs.NodeGroupListProcessor = &processors.PlanGroups{Inner: list, Current: current}
 	procs.ScaleUpStatusProcessor = &processors.PartialScaleUpEvents{Inner: procs.ScaleUpStatusProcessor}
+}
+
+// wrapCSIZoneKeys installs the CSI zone keys' template provider
+// (processors.CSIZoneKeys) around the one in procs, when keys are given.
+func wrapCSIZoneKeys(procs *caprocessors.AutoscalingProcessors, keys []string) {
+	if len(keys) == 0 || procs == nil || procs.TemplateNodeInfoProvider == nil {
+		return
+	}
+	procs.TemplateNodeInfoProvider = &processors.CSIZoneKeys{Inner: procs.TemplateNodeInfoProvider, Keys: keys}
 }
 
 // wrapScaleDown installs the scale-down guard (package scaledown) around

@@ -59,6 +59,12 @@ func (flatPricing) PodPrice(*corev1.Pod, time.Time, time.Time) (float64, error) 
 // test cloud provider.
 func buildWith(t *testing.T, expanders, estimator string, declared map[string]map[string]string) (Components, *caprocessors.AutoscalingProcessors, error) {
 	t.Helper()
+	return buildWithOptions(t, expanders, estimator, Options{DeclaredDomains: declared})
+}
+
+// buildWithOptions is buildWith with every spreadscale option.
+func buildWithOptions(t *testing.T, expanders, estimator string, opts Options) (Components, *caprocessors.AutoscalingProcessors, error) {
+	t.Helper()
 	client := fake.NewSimpleClientset()
 	o := config.AutoscalingOptions{ConfigNamespace: "kube-system", ExpanderNames: expanders, EstimatorName: estimator, MaxNodesPerScaleUp: 1000}
 	kubeClients := ca_context.NewAutoscalingKubeClients(o, client, informers.NewSharedInformerFactory(client, 0))
@@ -67,7 +73,7 @@ func buildWith(t *testing.T, expanders, estimator string, declared map[string]ma
 	f := factory.NewFactory()
 	f.RegisterDefaultExpanders(cp, kubeClients, client, o.ConfigNamespace, "", "")
 	procs := caprocessors.DefaultProcessors(o)
-	c, err := Build(Setup{Options: o, Processors: procs, Expanders: f, Spreadscale: Options{DeclaredDomains: declared}})
+	c, err := Build(Setup{Options: o, Processors: procs, Expanders: f, Spreadscale: opts})
 	return c, procs, err
 }
 
@@ -133,6 +139,32 @@ func TestBuildDeclaredDomainsWrapTemplates(t *testing.T) {
 	dd, ok := published.Inner.(*processors.DeclaredDomains)
 	require.True(t, ok, "the guard's template publisher wraps %T", published.Inner)
 	assert.Equal(t, map[string]map[string]string{"ng": {corev1.LabelTopologyZone: "zone-b"}}, dd.Labels)
+}
+
+// TestBuildCSIZoneKeysWrapTemplates: the CSI zone keys wrap CA's templates
+// with stock CA's expander and estimator too; with spreadscale they wrap
+// the declared domains (the key follows the declared zone) and the
+// scale-down guard's template publisher wraps them.
+func TestBuildCSIZoneKeysWrapTemplates(t *testing.T) {
+	keys := []string{"topology.ebs.csi.aws.com/zone"}
+	_, stock, err := buildWithOptions(t, "least-waste", "binpacking", Options{CSIZoneKeys: keys})
+	require.NoError(t, err)
+	csi, ok := stock.TemplateNodeInfoProvider.(*processors.CSIZoneKeys)
+	require.True(t, ok, "stock: TemplateNodeInfoProvider is %T", stock.TemplateNodeInfoProvider)
+	assert.Equal(t, keys, csi.Keys)
+
+	_, procs, err := buildWithOptions(t, DefaultExpanders, plan.Name, Options{CSIZoneKeys: keys,
+		DeclaredDomains: map[string]map[string]string{"ng": {corev1.LabelTopologyZone: "zone-b"}}})
+	require.NoError(t, err)
+	published, ok := procs.TemplateNodeInfoProvider.(*scaledown.Templates)
+	require.True(t, ok, "TemplateNodeInfoProvider is %T", procs.TemplateNodeInfoProvider)
+	csi, ok = published.Inner.(*processors.CSIZoneKeys)
+	require.True(t, ok, "the guard's template publisher wraps %T", published.Inner)
+	assert.IsType(t, &processors.DeclaredDomains{}, csi.Inner, "the CSI zone keys should wrap the declared domains")
+
+	_, none, err := buildWithOptions(t, "least-waste", "binpacking", Options{})
+	require.NoError(t, err)
+	assert.NotEqual(t, "*processors.CSIZoneKeys", typeName(none.TemplateNodeInfoProvider), "no keys: templates as CA's")
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }

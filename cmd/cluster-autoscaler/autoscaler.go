@@ -51,6 +51,7 @@ type runConfig struct {
 	healthCheck     *metrics.HealthCheck
 	snapshotter     debuggingsnapshot.DebuggingSnapshotter
 	declaredDomains map[string]map[string]string
+	csiZoneKeys     []string
 }
 
 // serveHTTP exposes /metrics, /health-check and, when enabled, /snapshotz
@@ -161,6 +162,7 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 		Expanders:  expanders,
 		Spreadscale: plugin.Options{
 			DeclaredDomains: cfg.declaredDomains,
+			CSIZoneKeys:     cfg.csiZoneKeys,
 			Defaults:        schedulerDefaults(o.SchedulerConfig, opts.InformerFactory),
 		},
 	})

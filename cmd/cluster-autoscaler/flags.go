@@ -17,6 +17,7 @@ import (
 
 	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/plugin"
+	"github.com/spreadscale/spreadscale/processors"
 )
 
 // defaultExpander is this binary's --expander default: spreadscale's filter
@@ -28,6 +29,7 @@ const (
 	defaultEstimator = plan.Name
 
 	declaredDomainsFlag = "topology-spread-declared-domains"
+	csiZoneKeysFlag     = "csi-zone-keys"
 	provReqFlag         = "enable-provisioning-requests"
 	grpcCertFlag        = "grpc-expander-cert"
 	grpcURLFlag         = "grpc-expander-url"
@@ -43,6 +45,7 @@ var supportedEstimators = []string{estimator.BinpackingEstimatorName, plan.Name}
 type spreadscaleFlags struct {
 	showVersion         bool
 	declaredDomainsFile string
+	csiZoneKeys         []string
 }
 
 func bindSpreadscaleFlags(fs *pflag.FlagSet) *spreadscaleFlags {
@@ -54,6 +57,11 @@ func bindSpreadscaleFlags(fs *pflag.FlagSet) *spreadscaleFlags {
 			"k8s.io/cluster-autoscaler/node-template/label/ prefix. "+
 			"The declared labels override or complete the labels of the group's template node for topology spread planning "+
 			"(useful when the template lacks or misstates the zone: AWS multi-AZ groups, Cluster API).")
+	fs.StringSliceVar(&f.csiZoneKeys, csiZoneKeysFlag, nil,
+		"Comma-separated topology `keys` of CSI drivers (e.g. topology.ebs.csi.aws.com/zone,topology.gke.io/zone) whose node "+
+			"plugins label each node with its zone. Every node group template with a topology.kubernetes.io/zone label gets each "+
+			"listed key it lacks, with the zone's value, so that pods whose PersistentVolumes are pinned by the driver's key can "+
+			"scale up a group at 0 (kubernetes/autoscaler#6000). Applies with or without spreadscale's expander and estimator.")
 	return f
 }
 
@@ -154,15 +162,28 @@ func checkFlagCombination(opts config.AutoscalingOptions, declaredDomainsFile st
 	return plugin.Validate(opts)
 }
 
+// checkCSIZoneKeys refuses --csi-zone-keys values the templates cannot
+// carry (processors.CheckCSIZoneKeys), naming the flag.
+func checkCSIZoneKeys(keys []string) error {
+	if err := processors.CheckCSIZoneKeys(keys); err != nil {
+		return fmt.Errorf("--%s=%s: %v", csiZoneKeysFlag, strings.Join(keys, ","), err)
+	}
+	return nil
+}
+
 // startupSummary is the first line the binary logs: versions and the
-// scale-up configuration in effect.
-func startupSummary(opts config.AutoscalingOptions) string {
+// scale-up configuration in effect (the CSI zone keys only when set).
+func startupSummary(opts config.AutoscalingOptions, csiZoneKeys []string) string {
 	planning := "off (stock cluster-autoscaler behaviour)"
 	if plugin.Uses(opts) {
 		planning = "on"
 	}
-	return fmt.Sprintf("Starting %s: cloud provider %q, expander chain %s (ties then broken randomly), estimator %s, topology spread planning %s",
+	line := fmt.Sprintf("Starting %s: cloud provider %q, expander chain %s (ties then broken randomly), estimator %s, topology spread planning %s",
 		versionString(), opts.CloudProviderName, strings.Join(expanderChain(opts.ExpanderNames), " -> "), opts.EstimatorName, planning)
+	if len(csiZoneKeys) > 0 {
+		line += fmt.Sprintf(", CSI zone keys %s from the templates' zones", strings.Join(csiZoneKeys, ","))
+	}
+	return line
 }
 
 const usageText = `%s
@@ -178,6 +199,8 @@ Differences from upstream cluster-autoscaler 1.33.0:
     "%s"; set them explicitly for stock behaviour
     (e.g. --expander=least-waste --estimator=binpacking).
   * --` + declaredDomainsFlag + `=<file> declares topology labels per node group.
+  * --` + csiZoneKeysFlag + `=<keys> gives node group templates CSI drivers'
+    zone keys (kubernetes/autoscaler#6000), with or without spreadscale.
   * ProvisioningRequest support is NOT included: the ProvisioningRequest API
     (autoscaling.x-k8s.io/v1) module that CA 1.33.0 uses cannot be fetched by
     downstream builds, so --` + provReqFlag + `=true is rejected and the

@@ -87,6 +87,9 @@ func main() {
 	if err != nil {
 		exitInvalid(err)
 	}
+	if err := checkCSIZoneKeys(ours.csiZoneKeys); err != nil {
+		exitInvalid(err)
+	}
 
 	// The scheduler plugins the simulation runs depend on feature gates: DRA
 	// needs its gate when --enable-dynamic-resource-allocation is set.
@@ -103,7 +106,7 @@ func main() {
 
 	// One line with everything needed to tell which build runs with which
 	// scale-up configuration, before anything can fail on the API server.
-	klog.Infof("%s", startupSummary(autoscalingOpts))
+	klog.Infof("%s", startupSummary(autoscalingOpts, ours.csiZoneKeys))
 
 	healthCheck := metrics.NewHealthCheck(autoscalingOpts.MaxInactivityTime, autoscalingOpts.MaxFailingTime)
 	snapshotter := debuggingsnapshot.NewDebuggingSnapshotter(autoscalingOpts.DebuggingSnapshotEnabled)
@@ -118,6 +121,7 @@ func main() {
 		healthCheck:     healthCheck,
 		snapshotter:     snapshotter,
 		declaredDomains: declared,
+		csiZoneKeys:     ours.csiZoneKeys,
 	}
 
 	if !leaderElection.LeaderElect {

@@ -185,15 +185,17 @@ func TestCheckFlagCombination(t *testing.T) {
 }
 
 func TestStartupSummary(t *testing.T) {
-	got := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "kwok"})
+	got := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "kwok"}, nil)
 	for _, want := range []string{
 		"spreadscale cluster-autoscaler " + version, "(Cluster Autoscaler 1.33.0)", `cloud provider "kwok"`,
 		"expander chain topology-spread -> least-waste", "estimator topology-spread", "topology spread planning on",
 	} {
 		assert.Contains(t, got, want)
 	}
-	stock := startupSummary(config.AutoscalingOptions{ExpanderNames: "random", EstimatorName: "binpacking"})
+	assert.NotContains(t, got, "CSI", "no --csi-zone-keys: the summary should not mention them")
+	stock := startupSummary(config.AutoscalingOptions{ExpanderNames: "random", EstimatorName: "binpacking"}, []string{"topology.ebs.csi.aws.com/zone", "topology.gke.io/zone"})
 	assert.Contains(t, stock, "planning off", "the stock summary should say planning is off")
+	assert.Contains(t, stock, "CSI zone keys topology.ebs.csi.aws.com/zone,topology.gke.io/zone", "the summary should list --csi-zone-keys")
 }
 
 // TestReadmeStartupLine keeps the startup line README.md quotes equal to
@@ -217,7 +219,7 @@ func TestReadmeStartupLine(t *testing.T) {
 	built := version
 	t.Cleanup(func() { version = built })
 	version = readmeVersion
-	want := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "aws"})
+	want := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "aws"}, nil)
 	assert.Equal(t, want, quoted, "README.md's startup line")
 }
 
@@ -295,6 +297,26 @@ func TestMainRefusesBeforeContactingTheAPIServer(t *testing.T) {
 			args:       []string{"--topology-spread-declared-domains=" + twice},
 			wantStderr: []string{twice, `node group "ng-b"`, `label "topology.kubernetes.io/zone" is set twice`},
 		},
+		{
+			name:       "CSI zone key that is no label key",
+			args:       []string{"--csi-zone-keys=topology.ebs.csi.aws.com/zone,ebs zone"},
+			wantStderr: []string{`"ebs zone" is not a valid label key`},
+		},
+		{
+			name:       "CSI zone keys naming the zone label",
+			args:       []string{"--csi-zone-keys=topology.kubernetes.io/zone"},
+			wantStderr: []string{`"topology.kubernetes.io/zone" is the zone label`},
+		},
+		{
+			name:       "CSI zone key twice",
+			args:       []string{"--csi-zone-keys=topology.gke.io/zone", "--csi-zone-keys=topology.gke.io/zone"},
+			wantStderr: []string{`"topology.gke.io/zone" is listed twice`},
+		},
+		{
+			name:       "empty CSI zone key",
+			args:       []string{"--csi-zone-keys=topology.gke.io/zone,,topology.ebs.csi.aws.com/zone"},
+			wantStderr: []string{"an empty key"},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -305,7 +327,8 @@ func TestMainRefusesBeforeContactingTheAPIServer(t *testing.T) {
 			assert.NotContains(t, stderr, "no-cluster.kubeconfig", "the refusal should come before the kubeconfig is read")
 			// A refusal names every flag involved.
 			for _, a := range c.args {
-				if strings.HasPrefix(a, "--expander") || strings.HasPrefix(a, "--estimator") || strings.HasPrefix(a, "--topology-spread-declared-domains") {
+				if strings.HasPrefix(a, "--expander") || strings.HasPrefix(a, "--estimator") || strings.HasPrefix(a, "--topology-spread-declared-domains") ||
+					strings.HasPrefix(a, "--"+csiZoneKeysFlag) {
 					flag, _, _ := strings.Cut(a, "=")
 					assert.Contains(t, stderr, flag, "stderr should name %s", flag)
 				}

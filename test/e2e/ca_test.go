@@ -53,7 +53,7 @@ const caKubeconfigInContainer = "/etc/spreadscale-e2e/kubeconfig"
 // caCommand returns the command that runs CA with args and the kwok
 // provider's environment: the binary itself, or `podman run` of the image
 // with host networking (CA reaches the API server on 127.0.0.1 and serves
-// its metrics there) and the kubeconfig mounted read-only. --rm removes the
+// its metrics there) and the kubeconfig (and s.caFiles) mounted read-only. --rm removes the
 // container when CA exits, whatever stops it (conmon runs the cleanup even
 // if this podman process dies). The image's entrypoint is CA, PID 1 in the
 // container, so `podman stop` delivers SIGTERM to CA itself.
@@ -81,9 +81,11 @@ func caCommand(s *scenario, args []string) (cmd *exec.Cmd, container string) {
 		"--env", "KWOK_PROVIDER_MODE=local",
 		"--env", "KUBECONFIG=" + caKubeconfigInContainer,
 		"--env", "POD_NAMESPACE=" + s.caNS,
-		env.caImage,
-		"--kubeconfig=" + caKubeconfigInContainer,
 	}
+	for _, f := range s.caFiles {
+		podmanArgs = append(podmanArgs, "--volume", f+":"+f+":ro")
+	}
+	podmanArgs = append(podmanArgs, env.caImage, "--kubeconfig="+caKubeconfigInContainer)
 	return exec.Command(env.podman, append(podmanArgs, args...)...), container
 }
 

@@ -61,6 +61,12 @@ type nodeGroup struct {
 	// terminate): the node carries cloudDeleteFinalizer, which the
 	// registrar lifts DeleteDelay after the deletion (see nodes_test.go).
 	DeleteDelay time.Duration
+	// CSIZoneKey, when set, is a CSI driver's topology key (e.g.
+	// topology.ebs.csi.aws.com/zone) that the group's nodes carry with
+	// their zone, as the driver's node plugin labels them: the initial
+	// nodes have it, the registrar puts it on new nodes, and the group's
+	// template never has it (kubernetes/autoscaler#6000).
+	CSIZoneKey string
 }
 
 // autoscaler is a CA configuration under test.
@@ -98,6 +104,9 @@ type scenario struct {
 	// caArgs are more CA flags, given after the autoscaler's (a later flag
 	// overrides an earlier one); set them before CA starts.
 	caArgs []string
+	// caFiles are files CA reads (named in caArgs): in image mode each is
+	// mounted read-only at the same path in the container.
+	caFiles []string
 }
 
 // scanEvery is the scenario's CA --scan-interval.

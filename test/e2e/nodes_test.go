@@ -91,6 +91,9 @@ func (s *scenario) createInitialNodes() {
 			name := fmt.Sprintf("%s-init-%d", s.groupID(g.Zone), i)
 			labels := s.nodeLabels(g)
 			labels[corev1.LabelHostname] = name
+			if g.CSIZoneKey != "" {
+				labels[g.CSIZoneKey] = g.Zone
+			}
 			node := &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{
 					Name:   name,
@@ -147,9 +150,10 @@ const cloudDeleteFinalizer = "spreadscale.e2e/cloud-instance"
 
 // registrar does, for nodes the kwok provider creates, what a kubelet does
 // when it registers: set the hostname label to the node's name (the kwok
-// provider copies the template's labels verbatim), and, in a group with a
-// DeleteDelay, add cloudDeleteFinalizer. It then lifts the registering
-// taint. It also plays the cloud for deleted nodes: see release.
+// provider copies the template's labels verbatim), in a group with a
+// CSIZoneKey set that key to the node's zone (as the CSI node plugin does),
+// and, in a group with a DeleteDelay, add cloudDeleteFinalizer. It then
+// lifts the registering taint. It also plays the cloud for deleted nodes: see release.
 func (s *scenario) registrar(ctx context.Context) {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -183,7 +187,10 @@ func (s *scenario) registrar(ctx context.Context) {
 			}
 			n.Spec.Taints = kept
 			n.Labels[corev1.LabelHostname] = n.Name
-			if s.deleteDelay(n) > 0 && !slices.Contains(n.Finalizers, cloudDeleteFinalizer) {
+			if g := s.groupOf(n); g.CSIZoneKey != "" {
+				n.Labels[g.CSIZoneKey] = n.Labels[zoneLabel]
+			}
+			if g := s.groupOf(n); g.DeleteDelay > 0 && !slices.Contains(n.Finalizers, cloudDeleteFinalizer) {
 				n.Finalizers = append(n.Finalizers, cloudDeleteFinalizer)
 			}
 			// Conflicts are retried on the next tick.
@@ -192,14 +199,14 @@ func (s *scenario) registrar(ctx context.Context) {
 	}
 }
 
-// deleteDelay is the DeleteDelay of n's group.
-func (s *scenario) deleteDelay(n *corev1.Node) time.Duration {
+// groupOf is n's group (the zero nodeGroup for a node of no group).
+func (s *scenario) groupOf(n *corev1.Node) nodeGroup {
 	for _, g := range s.groups {
 		if s.groupID(g.Zone) == n.Labels[groupLabel] {
-			return g.DeleteDelay
+			return g
 		}
 	}
-	return 0
+	return nodeGroup{}
 }
 
 // release lifts cloudDeleteFinalizer from the deleted node n once its
@@ -210,7 +217,7 @@ func (s *scenario) release(ctx context.Context, n *corev1.Node) {
 	if !slices.Contains(n.Finalizers, cloudDeleteFinalizer) {
 		return
 	}
-	if !s.releaseAll.Load() && time.Since(n.DeletionTimestamp.Time) < s.deleteDelay(n) {
+	if !s.releaseAll.Load() && time.Since(n.DeletionTimestamp.Time) < s.groupOf(n).DeleteDelay {
 		return
 	}
 	n.Finalizers = slices.DeleteFunc(n.Finalizers, func(f string) bool { return f == cloudDeleteFinalizer })

@@ -39,6 +39,11 @@ func TestE2E(t *testing.T) {
 	// zone whose group is at 0 (kubernetes/autoscaler#6000).
 	t.Run("zonal-volumes-spreadscale", func(t *testing.T) { zonalVolumes(t, "zv-ss", spreadscaleCA, true) })
 	t.Run("zonal-volumes-stock", func(t *testing.T) { zonalVolumes(t, "zv-stock", stockCA, false) })
+	// #6000 as users hit it (csivolumes_test.go): PVs pinned by a CSI
+	// driver's key that zone-c's template lacks.
+	t.Run("csi-volumes-spreadscale", func(t *testing.T) { csiVolumes(t, "cv-ss", spreadscaleCA, csiZoneKeysFix, true) })
+	t.Run("csi-volumes-declared-spreadscale", func(t *testing.T) { csiVolumes(t, "cv-dd", spreadscaleCA, declaredCSIFix, true) })
+	t.Run("csi-volumes-stock", func(t *testing.T) { csiVolumes(t, "cv-stock", stockCA, noCSIFix, false) })
 	// Faults (faults_test.go): slow nodes, and a group that cannot grow.
 	t.Run("ready-delay-spreadscale", func(t *testing.T) { readyDelayScenario(t, "rd-ss", spreadscaleCA, true) })
 	t.Run("ready-delay-stock", func(t *testing.T) { readyDelayScenario(t, "rd-stock", stockCA, false) })

@@ -91,9 +91,13 @@ type Scenario struct {
 	// they read the API server's through informers: a pod whose claim is
 	// missing or bound to a PV with zone node affinity fits only where the
 	// plugins allow. A claim whose spec.volumeName names a PV is bound to it
-	// as the PV controller binds a pre-bound claim; an unbound
-	// WaitForFirstConsumer claim gets a PV provisioned in the domain of the
-	// node its pod is bound to (see volumes.provision).
+	// as the PV controller binds a pre-bound claim. Before any pod is
+	// scheduled, every other claim of an Immediate class (or of none) is
+	// bound to a matching PV, else provisioned at once by its class, as the
+	// PV controller and a CSI provisioner do (see bindImmediate). An unbound
+	// WaitForFirstConsumer claim binds when its pod is bound: to a static PV
+	// that matches it on the pod's node, else to a PV provisioned in that
+	// node's domain (see volumes.provision).
 	PersistentVolumes      []*apiv1.PersistentVolume
 	PersistentVolumeClaims []*apiv1.PersistentVolumeClaim
 	StorageClasses         []*storagev1.StorageClass
@@ -186,8 +190,8 @@ type Result struct {
 	// BoundPods are all bound pods at the end, with Spec.NodeName set.
 	BoundPods []*apiv1.Pod
 	// PersistentVolumes are the PVs at the end, sorted by name: the
-	// Scenario's, bound where a claim was pre-bound to them, and those
-	// provisioned for WaitForFirstConsumer claims.
+	// Scenario's, bound where a claim was bound to them, and those
+	// provisioned for claims.
 	PersistentVolumes []*apiv1.PersistentVolume
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	storagehelpers "k8s.io/component-helpers/storage/volume"
+	"k8s.io/utils/ptr"
 )
 
 // volumes is the storage of the simulated cluster: the Scenario's
@@ -33,8 +35,13 @@ type volumes struct {
 	empty bool
 }
 
-// newVolumes loads the Scenario's storage objects, pre-bound pairs bound
-// as the PV controller binds them (see bindPreBound).
+// newVolumes loads the Scenario's storage objects as the API server
+// stores them (a class without a volumeBindingMode gets Immediate, the API
+// server's default), with pre-bound pairs bound as the PV controller binds
+// them (see bindPreBound), PVs that no claim holds Available (a phase the
+// scenario states is kept), then the other claims that do not wait for a
+// consumer bound or provisioned as the PV controller and the provisioner do
+// before any pod is scheduled (bindImmediate).
 func newVolumes(s Scenario) *volumes {
 	var objs []runtime.Object
 	pvs := map[string]*apiv1.PersistentVolume{}
@@ -42,6 +49,7 @@ func newVolumes(s Scenario) *volumes {
 		pvs[pv.Name] = pv.DeepCopy()
 		pvs[pv.Name].ResourceVersion = "1"
 	}
+	claims := make([]*apiv1.PersistentVolumeClaim, 0, len(s.PersistentVolumeClaims))
 	for _, c := range s.PersistentVolumeClaims {
 		c = c.DeepCopy()
 		c.Namespace = namespaceOf(c)
@@ -52,14 +60,32 @@ func newVolumes(s Scenario) *volumes {
 		if pv := pvs[c.Spec.VolumeName]; pv != nil {
 			pvs[pv.Name] = bindPreBound(pv, c)
 		}
-		objs = append(objs, c)
+		claims = append(claims, c)
 	}
-	for _, pv := range s.PersistentVolumes {
-		objs = append(objs, pvs[pv.Name])
-	}
+	classes := make([]*storagev1.StorageClass, 0, len(s.StorageClasses))
 	for _, sc := range s.StorageClasses {
 		sc = sc.DeepCopy()
 		sc.ResourceVersion = "1"
+		if sc.VolumeBindingMode == nil {
+			sc.VolumeBindingMode = ptr.To(storagev1.VolumeBindingImmediate)
+		}
+		classes = append(classes, sc)
+	}
+	for _, pv := range pvs {
+		// As the PV controller's sync of a volume that no claim holds.
+		if pv.Status.Phase == "" && (pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.UID == "") {
+			pv.Status.Phase = apiv1.VolumeAvailable
+		}
+	}
+	bindImmediate(claims, pvs, classes, s.Nodes)
+	for _, c := range claims {
+		objs = append(objs, c)
+	}
+	for _, name := range slices.Sorted(maps.Keys(pvs)) {
+		pvs[name].ResourceVersion = "1"
+		objs = append(objs, pvs[name])
+	}
+	for _, sc := range classes {
 		objs = append(objs, sc)
 	}
 	client := fake.NewClientset(objs...)
@@ -100,13 +126,15 @@ func (v *volumes) start(ctx context.Context) {
 
 // provision binds every unbound WaitForFirstConsumer claim of pod, which
 // the scheduler just placed on node, as the scheduler's VolumeBinding
-// PreBind (selected-node annotation) and a topology-aware provisioner do: a
-// new PV "pvc-<claim uid>" of the claim's size, access modes and class,
-// bound to the claim, whose node affinity requires the node's values of
-// the keys of the class's allowedTopologies (topology.kubernetes.io/zone
-// when it has none) — the domain where the pod landed. Claims of a class
-// without a provisioner ("kubernetes.io/no-provisioner") are left alone.
-// It waits until the informers see the binding.
+// (PreBind) and the PV controller do: to the smallest static PV that
+// matches the claim on node when there is one (bindStatic), else, through
+// the selected-node annotation and a topology-aware provisioner, to a new
+// PV "pvc-<claim uid>" of the claim's size, access modes and class whose
+// node affinity requires the node's values of the keys of the class's
+// allowedTopologies (topology.kubernetes.io/zone when it has none) — the
+// domain where the pod landed. A class without a provisioner
+// ("kubernetes.io/no-provisioner") provisions nothing. It waits until the
+// informers see each binding.
 func (v *volumes) provision(ctx context.Context, pod *apiv1.Pod, node *apiv1.Node) error {
 	if v.empty {
 		return nil
@@ -120,12 +148,15 @@ func (v *volumes) provision(ctx context.Context, pod *apiv1.Pod, node *apiv1.Nod
 			continue
 		}
 		class, err := v.client.StorageV1().StorageClasses().Get(ctx, storagehelpers.GetPersistentVolumeClaimClass(c), metav1.GetOptions{})
-		if err != nil || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer ||
-			class.Provisioner == storagehelpers.NotSupportedProvisioner {
+		if err != nil || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
 			continue
 		}
-		if err := v.bindNew(ctx, c, class, node); err != nil {
-			return fmt.Errorf("sim: provision a volume for claim %s/%s of pod %s on node %s: %w", c.Namespace, c.Name, podKey(pod), node.Name, err)
+		bound, err := v.bindStatic(ctx, c, node)
+		if err == nil && !bound && class.Provisioner != storagehelpers.NotSupportedProvisioner {
+			err = v.bindNew(ctx, c, class, node)
+		}
+		if err != nil {
+			return fmt.Errorf("sim: bind a volume for claim %s/%s of pod %s on node %s: %w", c.Namespace, c.Name, podKey(pod), node.Name, err)
 		}
 	}
 	return nil
@@ -134,26 +165,7 @@ func (v *volumes) provision(ctx context.Context, pod *apiv1.Pod, node *apiv1.Nod
 // bindNew creates the PV for claim c on node (see provision), binds the
 // two and waits until the informers see it.
 func (v *volumes) bindNew(ctx context.Context, c *apiv1.PersistentVolumeClaim, class *storagev1.StorageClass, node *apiv1.Node) error {
-	pv := &apiv1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        "pvc-" + string(c.UID),
-			Annotations: map[string]string{storagehelpers.AnnDynamicallyProvisioned: class.Provisioner},
-		},
-		Spec: apiv1.PersistentVolumeSpec{
-			Capacity:                      apiv1.ResourceList{apiv1.ResourceStorage: c.Spec.Resources.Requests[apiv1.ResourceStorage]},
-			AccessModes:                   c.Spec.AccessModes,
-			StorageClassName:              class.Name,
-			VolumeMode:                    c.Spec.VolumeMode,
-			PersistentVolumeReclaimPolicy: apiv1.PersistentVolumeReclaimDelete,
-			NodeAffinity:                  provisionedAffinity(class, node),
-			PersistentVolumeSource: apiv1.PersistentVolumeSource{
-				CSI: &apiv1.CSIPersistentVolumeSource{Driver: class.Provisioner, VolumeHandle: "pvc-" + string(c.UID)},
-			},
-		},
-	}
-	if class.ReclaimPolicy != nil {
-		pv.Spec.PersistentVolumeReclaimPolicy = *class.ReclaimPolicy
-	}
+	pv := provisionedVolume(c, class, provisionedAffinity(class, node))
 	metav1.SetMetaDataAnnotation(&c.ObjectMeta, storagehelpers.AnnSelectedNode, node.Name)
 	c.Spec.VolumeName = pv.Name
 	pv = bindPreBound(pv, c)
@@ -168,16 +180,50 @@ func (v *volumes) bindNew(ctx context.Context, c *apiv1.PersistentVolumeClaim, c
 	if _, err := v.client.CoreV1().PersistentVolumeClaims(c.Namespace).Update(ctx, c, metav1.UpdateOptions{}); err != nil {
 		return err
 	}
+	return v.waitBound(ctx, c, pv.Name)
+}
+
+// waitBound waits until the informers see claim c bound to the PV named
+// pv.
+func (v *volumes) waitBound(ctx context.Context, c *apiv1.PersistentVolumeClaim, pv string) error {
 	claims := v.factory.Core().V1().PersistentVolumeClaims().Lister()
 	vols := v.factory.Core().V1().PersistentVolumes().Lister()
 	return wait.PollUntilContextTimeout(ctx, time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		got, err := claims.PersistentVolumeClaims(c.Namespace).Get(c.Name)
-		if err != nil || got.Spec.VolumeName != pv.Name {
+		if err != nil || got.Spec.VolumeName != pv {
 			return false, nil
 		}
-		_, err = vols.Get(pv.Name)
-		return err == nil, nil
+		vol, err := vols.Get(pv)
+		return err == nil && storagehelpers.IsVolumeBoundToClaim(vol, got), nil
 	})
+}
+
+// provisionedVolume is the PV "pvc-<claim uid>" a provisioner creates for
+// claim c of class, with affinity: the claim's size, access modes and
+// volume mode, the class's reclaim policy (Delete by default) and
+// provisioner (as the CSI driver), annotated as dynamically provisioned.
+func provisionedVolume(c *apiv1.PersistentVolumeClaim, class *storagev1.StorageClass, affinity *apiv1.VolumeNodeAffinity) *apiv1.PersistentVolume {
+	pv := &apiv1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        "pvc-" + string(c.UID),
+			Annotations: map[string]string{storagehelpers.AnnDynamicallyProvisioned: class.Provisioner},
+		},
+		Spec: apiv1.PersistentVolumeSpec{
+			Capacity:                      apiv1.ResourceList{apiv1.ResourceStorage: c.Spec.Resources.Requests[apiv1.ResourceStorage]},
+			AccessModes:                   c.Spec.AccessModes,
+			StorageClassName:              class.Name,
+			VolumeMode:                    c.Spec.VolumeMode,
+			PersistentVolumeReclaimPolicy: apiv1.PersistentVolumeReclaimDelete,
+			NodeAffinity:                  affinity,
+			PersistentVolumeSource: apiv1.PersistentVolumeSource{
+				CSI: &apiv1.CSIPersistentVolumeSource{Driver: class.Provisioner, VolumeHandle: "pvc-" + string(c.UID)},
+			},
+		},
+	}
+	if class.ReclaimPolicy != nil {
+		pv.Spec.PersistentVolumeReclaimPolicy = *class.ReclaimPolicy
+	}
+	return pv
 }
 
 // provisionedAffinity is the node affinity of a PV provisioned for a pod
