@@ -119,23 +119,19 @@ func (p *preFilters) added(node string, pods ...*apiv1.Pod) {
 	}
 }
 
-// fork records that the snapshot was forked: what is added until revert
-// is gone after it.
+// fork starts a scratch level: the pods added until revert (addedOn) are
+// on a scratch node that CA's snapshot never holds. A state computed
+// meanwhile is PreFilter over CA's snapshot, so it is up to date with the
+// log up to the fork, and takes the scratch pods through AddPod.
 func (p *preFilters) fork() {
-	if p == nil {
-		return
-	}
 	p.forked, p.forkAt = true, len(p.log)
 }
 
-// revert records that the snapshot's fork is being reverted, before the
-// snapshot is: each state brought up to date with pods of the fork has them
-// taken out again through the PreFilter plugins' RemovePod extensions
-// (each the exact inverse of AddPod); a state that cannot be is dropped.
+// revert ends the scratch level: each state brought up to date with its
+// pods has them taken out again through the PreFilter plugins' RemovePod
+// extensions (each the exact inverse of AddPod); a state that cannot be is
+// dropped.
 func (p *preFilters) revert() {
-	if p == nil || !p.forked {
-		return
-	}
 	for key, st := range p.states {
 		if st.at > p.forkAt && !p.rollBack(st) {
 			delete(p.states, key)
@@ -144,6 +140,11 @@ func (p *preFilters) revert() {
 	clear(p.log[p.forkAt:])
 	p.log = p.log[:p.forkAt]
 	p.forked = false
+}
+
+// addedOn records pod, added on the scratch node.
+func (p *preFilters) addedOn(node *schedulerframework.NodeInfo, pod *schedulerframework.PodInfo) {
+	p.log = append(p.log, addedPod{pod: pod.Pod, nodeName: node.Node().Name, node: node, info: pod})
 }
 
 // rollBack takes the pods of the fork out of st.
@@ -177,9 +178,28 @@ func (p *preFilters) reset() {
 // check runs the filters for pod (the filtered copy) on ni, a node of
 // snap or, for an empty new node, one that snap lacks.
 func (p *preFilters) check(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, ni *framework.NodeInfo) clustersnapshot.SchedulingError {
+	err, decided := p.checkScratch(snap, pod, ni)
+	if !decided {
+		// Only on a scratch level, whose checks use checkScratch.
+		return clustersnapshot.NewSchedulingInternalError(pod, "no PreFilter state follows the scratch node's pods")
+	}
+	return err
+}
+
+// checkScratch is check, and false when pod's state cannot follow the
+// scratch node's pods (see stateOf).
+func (p *preFilters) checkScratch(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, ni *framework.NodeInfo) (clustersnapshot.SchedulingError, bool) {
 	p.fw.DelegatingLister.UpdateDelegate(snap)
 	defer p.fw.DelegatingLister.ResetDelegate()
 	st := p.stateOf(snap, pod)
+	if st == nil {
+		return nil, false
+	}
+	return p.filter(st, pod, ni), true
+}
+
+// filter runs the Filter plugins for pod on ni with st.
+func (p *preFilters) filter(st *shapeState, pod *apiv1.Pod, ni *framework.NodeInfo) clustersnapshot.SchedulingError {
 	if st.err != nil {
 		return st.err
 	}
@@ -232,13 +252,19 @@ func (f *filterFailure) FailingPredicateName() string { return f.status.Plugin()
 func (f *filterFailure) FailingPredicateReasons() []string { return f.status.Reasons() }
 
 // stateOf returns the state of pod's shape, up to date with the whole log:
-// the kept one brought up to date, or a new PreFilter.
+// the kept one brought up to date, or a new PreFilter. Nil when a new
+// PreFilter cannot take the scratch node's pods either (stale, see
+// preFilters): only a snapshot holding them decides then.
 func (p *preFilters) stateOf(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod) *shapeState {
 	key := p.keyOf(pod)
-	st, ok := p.states[key]
-	if !ok || !p.advance(snap, st) {
-		st = p.preFilter(pod)
-		p.states[key] = st
+	if st, ok := p.states[key]; ok && p.advance(snap, st) {
+		return st
+	}
+	st := p.preFilter(pod)
+	p.states[key] = st
+	if !p.advance(snap, st) {
+		delete(p.states, key)
+		return nil
 	}
 	return st
 }
@@ -246,7 +272,11 @@ func (p *preFilters) stateOf(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Po
 // preFilter runs the PreFilter plugins for pod over the snapshot.
 func (p *preFilters) preFilter(pod *apiv1.Pod) *shapeState {
 	p.runs++
-	st := &shapeState{pod: pod, at: len(p.log), state: schedulerframework.NewCycleState()}
+	at := len(p.log)
+	if p.forked {
+		at = p.forkAt
+	}
+	st := &shapeState{pod: pod, at: at, state: schedulerframework.NewCycleState()}
 	var status *schedulerframework.Status
 	st.result, status, st.plugins = p.fw.Framework.RunPreFilterPlugins(checkContext, st.state, pod)
 	if !status.IsSuccess() {

@@ -29,11 +29,12 @@ func interPodShapes() []*apiv1.Pod {
 		}},
 	}}
 	return []*apiv1.Pod{zoneAffine, antiAffine("zone-anti", apiv1.LabelTopologyZone),
-		antiAffine("host-anti", apiv1.LabelHostname), labelled("x", 200, "x")}
+		antiAffine("host-anti", apiv1.LabelHostname), labelled("x", 200, "x"), labelled("plain", 300, "z")}
 }
 
 // interPodCluster is a Cluster over six 2-CPU nodes in zones a, b and c,
-// with group g-d (zone d) whose template holds a pod labelled app=y.
+// with groups g-d (zone d), whose template holds a pod labelled app=y, and
+// g-e (zone e), whose template holds a pod that repels app=x per zone.
 func interPodCluster(t *testing.T, fw *framework.Handle) *Cluster {
 	t.Helper()
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
@@ -42,6 +43,7 @@ func interPodCluster(t *testing.T, fw *framework.Handle) *Cluster {
 	}
 	templates := map[string]*framework.NodeInfo{
 		"g-d": framework.NewNodeInfo(viewsNode("g-d-template", "d"), nil, framework.NewPodInfo(labelled("ds-y", 100, "y"), nil)),
+		"g-e": framework.NewNodeInfo(viewsNode("g-e-template", "e"), nil, framework.NewPodInfo(antiAffine("ds-anti", apiv1.LabelTopologyZone), nil)),
 	}
 	snap.Fork()
 	return New(snap, templates, fw)
@@ -55,7 +57,10 @@ func interPodCluster(t *testing.T, fw *framework.Handle) *Cluster {
 // PreFilter runs far less often than once per check.
 func TestSharedPreFilterStatesDecideAsAFreshPreFilter(t *testing.T) {
 	fw := framework.NewTestFrameworkHandleOrDie(t)
-	group := &topology.Group{Name: "g-d", Template: viewsNode("g-d-template", "d"), Max: 50}
+	groups := []*topology.Group{
+		{Name: "g-d", Template: viewsNode("g-d-template", "d"), Max: 50},
+		{Name: "g-e", Template: viewsNode("g-e-template", "e"), Max: 50},
+	}
 	for seed := int64(1); seed <= 10; seed++ {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewSource(seed))
@@ -73,13 +78,14 @@ func TestSharedPreFilterStatesDecideAsAFreshPreFilter(t *testing.T) {
 					require.NoError(t, fresh.Reset())
 					nodes = nodes[:6]
 				case op <= 4:
-					limit := 1 + r.Intn(4)
-					assert.Equal(t, fresh.PodsPerNode(pod, group, limit, -1), kept.PodsPerNode(pod, group, limit, -1),
-						"step %d: %s per new node of g-d, limit %d", step, pod.Name, limit)
+					limit, g := 1+r.Intn(4), groups[r.Intn(len(groups))]
+					assert.Equal(t, fresh.PodsPerNode(pod, g, limit, -1), kept.PodsPerNode(pod, g, limit, -1),
+						"step %d: %s per new node of %s, limit %d", step, pod.Name, g.Name, limit)
 				case op <= 6:
-					node := topology.NodeFromTemplate(group.Template, fmt.Sprintf("g-d-template-new-%d", step))
-					require.NoError(t, kept.AddNode("g-d", node))
-					require.NoError(t, fresh.AddNode("g-d", node))
+					g := groups[r.Intn(len(groups))]
+					node := topology.NodeFromTemplate(g.Template, fmt.Sprintf("%s-new-%d", g.Template.Name, step))
+					require.NoError(t, kept.AddNode(g.Name, node))
+					require.NoError(t, fresh.AddNode(g.Name, node))
 					nodes = append(nodes, node.Name)
 				default:
 					node := nodes[r.Intn(len(nodes))]

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -19,9 +20,9 @@ import (
 //
 // The first pod is checked on the group's probe node without adding the
 // node anywhere where its PreFilter outcome does not depend on the node
-// (see firstFits); a pod that checksLocally is then probed on a snapshot
-// holding the new node alone, which decides the same (see nodeViews),
-// others on a fork of CA's snapshot.
+// (see firstFits). The pods whose checks go through kept PreFilter states
+// (isAlone, sharesPreFilter) are then probed on a scratch copy of the probe
+// node (probeScratch); the others with CA's own checks (probeOnSnapshot).
 func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap int) int {
 	if hostCap >= 0 {
 		limit = min(limit, hostCap)
@@ -33,7 +34,6 @@ func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap 
 	if err != nil {
 		return 0
 	}
-	base := c.filtered(pod)
 	local := c.checksLocally(pod)
 	if fits, decided := c.firstFits(pod, probe, local); decided {
 		if !fits {
@@ -43,13 +43,66 @@ func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap 
 			return 1
 		}
 	}
+	switch {
+	case local && c.isAlone(pod):
+		if n, ok := c.probeScratch(c.alone, pod, probe, limit); ok {
+			return n
+		}
+	case !local && c.sharesPreFilter(pod):
+		if err := c.flushAll(); err != nil {
+			return 0
+		}
+		if n, ok := c.probeScratch(c.pre, pod, probe, limit); ok {
+			return n
+		}
+	}
+	return c.probeOnSnapshot(pod, g, probe, limit, local)
+}
+
+// probeScratch is PodsPerNode for a pod whose checks go through the
+// PreFilter states of pre: the copies of pod go on a scratch copy of the
+// probe node, which no snapshot holds; the states take the node's pods
+// through the AddPod extensions (see preFilters.fork), NodeResourcesFit
+// and NodePorts read them from the node. The filters read neither a pod's
+// name nor its UID, so one PodInfo stands for every copy. False when a
+// state cannot follow the scratch node's pods (preFilters.stateOf).
+func (c *Cluster) probeScratch(pre *preFilters, pod *apiv1.Pod, probe *framework.NodeInfo, limit int) (int, bool) {
+	base := c.filtered(pod)
+	info, err := schedulerframework.NewPodInfo(base)
+	if err != nil {
+		return 0, false
+	}
+	scratch := probe.ToScheduler().Snapshot()
+	ni := framework.WrapSchedulerNodeInfo(scratch, nil, nil)
+	pre.fork()
+	defer pre.revert()
+	for _, pi := range scratch.Pods {
+		pre.addedOn(scratch, pi)
+	}
+	for n := 0; n < limit; n++ {
+		err, decided := pre.checkScratch(c.snap, base, ni)
+		if !decided {
+			return 0, false
+		}
+		if err != nil {
+			return n, true
+		}
+		scratch.AddPodInfo(info)
+		pre.addedOn(scratch, info)
+	}
+	return limit, true
+}
+
+// probeOnSnapshot is PodsPerNode with CA's own checks: on a snapshot
+// holding a new node of g alone for a pod that checksLocally, else on a
+// fork of CA's snapshot.
+func (c *Cluster) probeOnSnapshot(pod *apiv1.Pod, g *topology.Group, probe *framework.NodeInfo, limit int, local bool) int {
 	node := probe.Node()
 	ni, err := c.nodeInfo(g.Name, node)
 	if err != nil {
 		return 0
 	}
 	var snap clustersnapshot.ClusterSnapshot
-	var pre *preFilters
 	if local {
 		snap = c.views.scratch()
 	} else {
@@ -59,46 +112,23 @@ func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap 
 		snap = c.snap
 		snap.Fork()
 		defer snap.Revert()
-		if c.sharesPreFilter(pod) {
-			pre = c.pre
-			pre.fork()
-			defer pre.revert()
-		}
 	}
 	if err := snap.AddNodeInfo(ni); err != nil {
 		return 0
 	}
-	pre.added(node.Name, podsOf(ni)...)
-	alone := local && c.isAlone(pod)
+	base := c.filtered(pod)
 	for n := 0; n < limit; n++ {
 		cp := *base
 		cp.Name = fmt.Sprintf("%s-probe-%d", pod.Name, n)
 		cp.UID = uuid.NewUUID()
-		// The filters read neither name nor UID: base stands for its
-		// copy, with base's PreFilter outcome.
-		if !c.probeFits(snap, pre, pod, &cp, node.Name, alone) {
+		if snap.CheckPredicates(&cp, node.Name) != nil {
 			return n
 		}
 		if err := snap.ForceAddPod(&cp, node.Name); err != nil {
 			return n
 		}
-		pre.added(node.Name, &cp)
 	}
 	return limit
-}
-
-// probeFits checks cp, a copy of pod, on the probe node of snap: through
-// the alone PreFilter outcome, through pre (CA's snapshot, forked), or
-// with CA's own checks.
-func (c *Cluster) probeFits(snap clustersnapshot.ClusterSnapshot, pre *preFilters, pod, cp *apiv1.Pod, node string, alone bool) bool {
-	switch {
-	case alone:
-		return c.checkView(snap, pod, node) == nil
-	case pre != nil:
-		ni, err := snap.GetNodeInfo(node)
-		return err == nil && pre.check(snap, c.filtered(pod), ni) == nil
-	}
-	return snap.CheckPredicates(cp, node) == nil
 }
 
 // probeNode returns the probe node of group g (the copy of its template
