@@ -51,8 +51,10 @@ type preFilters struct {
 	log    []addedPod
 	forkAt int
 	forked bool
-	// states are the shapes' states, each up to date with a prefix of log.
-	states map[shapeKey]*shapeState
+	// states are the shapes' states, each up to date with a prefix of log;
+	// forkedStates are those brought past forkAt on the scratch level.
+	states       map[shapeKey]*shapeState
+	forkedStates []*shapeState
 	// keys memoizes shapeKey per pod.
 	keys map[*apiv1.Pod]shapeKey
 	// runs counts the PreFilter runs.
@@ -78,6 +80,7 @@ type shapeKey struct {
 // shapeState is the PreFilter outcome of one shape, up to date with the
 // first at pods of the log.
 type shapeState struct {
+	key     shapeKey
 	pod     *apiv1.Pod
 	at      int
 	state   *schedulerframework.CycleState
@@ -132,11 +135,13 @@ func (p *preFilters) fork() {
 // extensions (each the exact inverse of AddPod); a state that cannot be is
 // dropped.
 func (p *preFilters) revert() {
-	for key, st := range p.states {
-		if st.at > p.forkAt && !p.rollBack(st) {
-			delete(p.states, key)
+	for _, st := range p.forkedStates {
+		if st.at > p.forkAt && !p.rollBack(st) && p.states[st.key] == st {
+			delete(p.states, st.key)
 		}
 	}
+	clear(p.forkedStates)
+	p.forkedStates = p.forkedStates[:0]
 	clear(p.log[p.forkAt:])
 	p.log = p.log[:p.forkAt]
 	p.forked = false
@@ -261,6 +266,7 @@ func (p *preFilters) stateOf(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Po
 		return st
 	}
 	st := p.preFilter(pod)
+	st.key = key
 	p.states[key] = st
 	if !p.advance(snap, st) {
 		delete(p.states, key)
@@ -295,6 +301,9 @@ func (p *preFilters) advance(snap clustersnapshot.ClusterSnapshot, st *shapeStat
 	}
 	if st.err != nil {
 		return false
+	}
+	if p.forked && st.at <= p.forkAt && n > p.forkAt {
+		p.forkedStates = append(p.forkedStates, st)
 	}
 	skipsAffinity := st.state.SkipFilterPlugins.Has(names.InterPodAffinity)
 	for ; st.at < n; st.at++ {
