@@ -53,7 +53,7 @@ bench:
 	  -count=$(BENCH_COUNT) | grep -E '^Benchmark' | tee -a $(BENCH_OUT)/bench.txt
 	$(GO) test ./test/bench/ $(BENCH_FLAGS) -bench 'BenchmarkDecision/^5000n_2000p$$/spreadscale' -count=1 \
 	  -cpuprofile $(BENCH_OUT)/cpu.pprof -o $(BENCH_OUT)/bench.test > /dev/null
-	$(GO) tool pprof -top -cum -nodecount=25 -focus 'Decider..Decide' $(BENCH_OUT)/bench.test $(BENCH_OUT)/cpu.pprof > $(BENCH_OUT)/profile.txt
+	$(GO) tool pprof -top -cum -nodecount=25 -tagfocus 'phase=decision' $(BENCH_OUT)/bench.test $(BENCH_OUT)/cpu.pprof > $(BENCH_OUT)/profile.txt
 	set -o pipefail; $(GO) test ./test/bench/ $(BENCH_FLAGS) -bench 'BenchmarkLoop$$' -count=1 | grep -E '^Benchmark' | tee $(BENCH_OUT)/loop.txt
 	$(MAKE) --no-print-directory bench-race
 	$(GO) run ./hack/bench -in $(BENCH_OUT)/bench.txt -out BENCHMARKS.md -profile $(BENCH_OUT)/profile.txt \
@@ -86,7 +86,7 @@ bench-race:
 	for c in $(BENCH_RACE_PROFILED); do \
 	  $(GO) test ./test/bench/ $(BENCH_FLAGS) -bench "BenchmarkDecision/^$$c\$$/spreadscale" -count=1 \
 	    -cpuprofile $(BENCH_OUT)/cpu-$$c.pprof -o $(BENCH_OUT)/bench.test > /dev/null || exit 1; \
-	  $(GO) tool pprof -top -cum -nodecount=30 -focus 'Decider..Decide' $(BENCH_OUT)/bench.test $(BENCH_OUT)/cpu-$$c.pprof \
+	  $(GO) tool pprof -top -cum -nodecount=30 -tagfocus 'phase=decision' $(BENCH_OUT)/bench.test $(BENCH_OUT)/cpu-$$c.pprof \
 	    > $(BENCH_OUT)/profile-$$c.txt || exit 1; \
 	done
 

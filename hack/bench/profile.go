@@ -16,8 +16,9 @@ func writeProfile(w io.Writer, top string) {
 	}
 	fmt.Fprintf(w, "\n## Where spreadscale's time goes (5000n_2000p)\n\n")
 	fmt.Fprintf(w, "CPU profile of one spreadscale decision of the headline case (`go test -cpuprofile`, one\n")
-	fmt.Fprintf(w, "sample), focused on the decision, by cumulative time. CPU time can exceed the wall time\n")
-	fmt.Fprintf(w, "(CA's scheduler framework checks in parallel); the setup of the generated cluster is excluded.\n\n")
+	fmt.Fprintf(w, "sample), by cumulative time: every sample of the decision's goroutines, CA's parallel check\n")
+	fmt.Fprintf(w, "workers included (the benchmark labels the decision, `-tagfocus 'phase=decision'`). CPU time can\n")
+	fmt.Fprintf(w, "exceed the wall time; the setup of the generated cluster is excluded.\n\n")
 	fmt.Fprintf(w, "```\n%s```\n\n", top)
 	fmt.Fprintf(w, "The floor. An exact plan checks every pod it places once with CA's scheduler framework\n")
 	fmt.Fprintf(w, "(`casnapshot.Cluster.Check`: PreFilter and Filter of the real plugins; for a\n")
@@ -49,7 +50,8 @@ func writeRaceProfiles(w io.Writer, spec string) error {
 		}
 		fmt.Fprintf(w, "\n## Where spreadscale's time goes (%s)\n\n", name)
 		fmt.Fprintf(w, "CPU profile of one spreadscale decision of the race case (`go test -cpuprofile`, one sample),\n")
-		fmt.Fprintf(w, "focused on the decision, by cumulative time.\n\n")
+		fmt.Fprintf(w, "by cumulative time: every sample of the decision's goroutines, CA's parallel check workers\n")
+		fmt.Fprintf(w, "included (`-tagfocus 'phase=decision'`).\n\n")
 		fmt.Fprintf(w, "```\n%s```\n", top)
 	}
 	return nil

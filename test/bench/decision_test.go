@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -110,7 +111,13 @@ func BenchmarkDecision(b *testing.B) {
 						rss := startPeakRSS()
 						b.StartTimer()
 						var err error
-						dec, err = d.Decide()
+						// The decision's goroutines, CA's parallel
+						// checks included, inherit the label: CPU
+						// profiles select the decision with
+						// -tagfocus 'phase=decision'.
+						pprof.Do(context.Background(), pprof.Labels("phase", "decision"), func(context.Context) {
+							dec, err = d.Decide()
+						})
 						require.NoError(b, err)
 						b.StopTimer()
 						peak = max(peak, rss.peak())
