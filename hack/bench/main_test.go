@@ -63,6 +63,9 @@ func TestTargetsTableJudgesEachRatio(t *testing.T) {
 	r, ok := growth("500n_20000p", "500n_2000p")(sum)
 	assert.True(t, ok, "growth measured")
 	assert.Equal(t, 2.5, r, "growth")
+	perPod, ok := perPendingPod("500n_20000p", 20000, "500n_2000p", 2000)(sum)
+	assert.True(t, ok, "growth per pending pod measured")
+	assert.InDelta(t, 0.25, perPod, 1e-9, "2.5x the time for 10x the pending pods: a quarter of the time per pod")
 }
 
 func TestProfileSectionQuotesTheProfile(t *testing.T) {
