@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -49,7 +49,7 @@ type ranking struct {
 	// template, each domain's groups are then ordered once.
 	byShape       bool
 	chooserShapes bool
-	shapeOrders   map[shapeOrderKey][]string
+	shapeOrders   map[shapeOrderKey]int // index in orders
 	shapeProbes   map[shapeProbeKey]shapeProbe
 	shapes        map[topology.ClassKey]classShape
 
@@ -57,7 +57,9 @@ type ranking struct {
 	// set them; ranks are the ranks computed so far, by domain keys and
 	// position key: classes with the same ones share a rank.
 	positionKey map[topology.ClassKey]string
-	ranks       map[string]map[string]int
+	// orders are the orders computed, each identified by its index.
+	orders [][]string
+	ranks  map[string]map[string]int
 }
 
 type perNodeKey struct {
@@ -91,7 +93,7 @@ type shapeProbe struct {
 func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *topology.PodFacts) *ranking {
 	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
-		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey][]string{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
+		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey]int{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
 		shapes: map[topology.ClassKey]classShape{}, positionKey: map[topology.ClassKey]string{}, ranks: map[string]map[string]int{}}
 }
 
@@ -215,23 +217,24 @@ func (r *ranking) choose(first *topology.Plan) bool {
 			if r.position[class] == nil {
 				r.position[class] = map[string]int{}
 			}
-			var ids []string
+			var order int
 			key := shapeOrderKey{shape: shape, keys: strings.Join(sh.keys, "\x00"), domain: d, share: len(pods)}
 			uniform := shaped && r.sameShape(pods, sh.exemplar)
 			if cached, ok := r.shapeOrders[key]; uniform && ok {
-				ids = cached
+				order = cached
 			} else {
-				ids = r.order(class, sh.exemplar, candidates, pods)
+				order = len(r.orders)
+				r.orders = append(r.orders, r.order(class, sh.exemplar, candidates, pods))
 				if uniform {
-					r.shapeOrders[key] = ids
+					r.shapeOrders[key] = order
 				}
 			}
-			for i, id := range ids {
+			for i, id := range r.orders[order] {
 				r.position[class][id] = i
 			}
 			// The positions are those of the orders applied, in domain
 			// order: classes that share the orders share the key.
-			r.positionKey[class] += fmt.Sprintf("%p,", &ids[0])
+			r.positionKey[class] += strconv.Itoa(order) + ","
 		}
 	}
 	return chose
