@@ -49,23 +49,12 @@ func filteredSpec(pod *apiv1.Pod) (string, bool) {
 	return string(b), err == nil
 }
 
-// hostCap is the smallest maxSkew of pod's DoNotSchedule hostname
-// constraints that count the pod itself, -1 when there is none: a new node
-// starts empty and the global minimum over nodes is 0 while any eligible
-// node has no matching pod, so one new node takes at most that many pods
-// like pod.
+// hostCap is pod's topology.Spread.NewNodeHostCap, -1 when its spread
+// cannot be read.
 func hostCap(pod *apiv1.Pod, defaults *topology.Defaults) int {
 	s, err := topology.NewSpread(pod, defaults)
 	if err != nil {
 		return -1
 	}
-	limit := -1
-	for _, con := range s.Hard {
-		if con.TopologyKey == apiv1.LabelHostname && con.Selector.Matches(labels.Set(pod.Labels)) {
-			if limit < 0 || int(con.MaxSkew) < limit {
-				limit = int(con.MaxSkew)
-			}
-		}
-	}
-	return limit
+	return s.NewNodeHostCap()
 }

@@ -349,6 +349,9 @@ func TestHostCap(t *testing.T) {
 		{"hostname DoNotSchedule", []apiv1.TopologySpreadConstraint{zone, hostname(2, apiv1.DoNotSchedule, "web")}, nil, 2},
 		{"hostname ScheduleAnyway", []apiv1.TopologySpreadConstraint{hostname(1, apiv1.ScheduleAnyway, "web")}, nil, -1},
 		{"hostname selecting other pods", []apiv1.TopologySpreadConstraint{hostname(1, apiv1.DoNotSchedule, "db")}, nil, -1},
+		{"hostname with an empty selector, which counts no pod", []apiv1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: apiv1.LabelHostname, WhenUnsatisfiable: apiv1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{},
+		}}, nil, -1},
 		{"hard hostname constraint next to a soft one", []apiv1.TopologySpreadConstraint{
 			hostname(1, apiv1.ScheduleAnyway, "web"), hostname(3, apiv1.DoNotSchedule, "web"),
 		}, nil, 3},

@@ -110,12 +110,10 @@ func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part constraintPar
 				}
 			}
 		}
-		if domains < int(con.MinDomains) {
-			minMatch = 0
-		}
+		minMatch = minMatchNum(minMatch, domains, int(con.MinDomains))
 		self := c.self[i]
 		match := d.count[v]
-		if match+self-minMatch > int(con.MaxSkew) {
+		if exceedsSkew(match, self, minMatch, int(con.MaxSkew)) {
 			if !detail {
 				return rejected
 			}

@@ -229,10 +229,7 @@ func (c *Counts) Domains(i int) int { return len(c.per[i].count) }
 // domains than minDomains.
 func (c *Counts) MinMatchNum(i int) int {
 	d := &c.per[i]
-	if len(d.count) < int(c.spread.Hard[i].MinDomains) {
-		return 0
-	}
-	return d.min
+	return minMatchNum(d.min, len(d.count), int(c.spread.Hard[i].MinDomains))
 }
 
 // untolerated reports whether node has a NoSchedule/NoExecute taint pod does

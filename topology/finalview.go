@@ -148,7 +148,7 @@ func (c *Counts) finalRejection(node *v1.Node) *Rejection {
 		con := &s.Hard[i]
 		value := node.Labels[con.TopologyKey]
 		match, lo := c.per[i].count[value], c.MinMatchNum(i)
-		if match-lo > int(con.MaxSkew) {
+		if exceedsSkew(match, 0, lo, int(con.MaxSkew)) {
 			return &Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey, Domain: value,
 				MatchNum: match - c.self[i], SelfMatch: c.self[i], MinMatch: lo, MaxSkew: con.MaxSkew}
 		}

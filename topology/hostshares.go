@@ -231,10 +231,10 @@ func (hm *hostModel) hostBreaks(v, t shareState, q int, relaxed bool) bool {
 			}
 			n++
 		}
-		if !relaxed && n < hc.minDomains {
-			lo = 0
+		if !relaxed {
+			lo = minMatchNum(lo, n, hc.minDomains)
 		}
-		if hm.slots[q].count[k]+v[q]*hc.self+hc.self-lo > hc.maxSkew {
+		if exceedsSkew(hm.slots[q].count[k]+v[q]*hc.self, hc.self, lo, hc.maxSkew) {
 			return true
 		}
 	}

@@ -158,10 +158,7 @@ func (ls *levelSolver) bandsFor(i, n int) []band {
 	}
 	var out []band
 	for w := 1; w <= con.maxSkew; w++ {
-		top := ls.topLevel(i, n)
-		if known < con.minDomains {
-			top = 0
-		}
+		top := minMatchNum(ls.topLevel(i, n), known, con.minDomains)
 		for m, found := top, 0; m >= 0 && found < 3; m-- {
 			lo, hi, ok := ls.sums(i, band{m, w})
 			if !ok || lo > n {
@@ -255,11 +252,9 @@ func (ls *levelSolver) balanced(x shareState) bool {
 				}
 			}
 		}
-		if known < con.minDomains {
-			lo = 0
-		}
+		lo = minMatchNum(lo, known, con.minDomains)
 		for j, n := range x {
-			if n > 0 && cnt[ix.value[j]]-lo > con.maxSkew {
+			if n > 0 && exceedsSkew(cnt[ix.value[j]], 0, lo, con.maxSkew) {
 				return false
 			}
 		}

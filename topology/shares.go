@@ -341,14 +341,14 @@ func (sp *shareProblem) breaksIn(i int, s, domains shareState, j int, withMinDom
 		}
 		n++
 	}
-	if withMinDomains && n < con.minDomains {
-		lo = 0
+	if withMinDomains {
+		lo = minMatchNum(lo, n, con.minDomains)
 	}
 	if j < 0 {
 		return 0, lo, false
 	}
 	match = ix.cnt[ix.value[j]]
-	return match, lo, match+con.self-lo > con.maxSkew
+	return match, lo, exceedsSkew(match, con.self, lo, con.maxSkew)
 }
 
 // holds reports whether s passes the spread rule once all its nodes exist:
@@ -360,7 +360,7 @@ func (sp *shareProblem) holds(s shareState) bool {
 		_, lo, _ := sp.breaks(i, s, s, -1)
 		ix := sp.index[i]
 		for j, x := range s {
-			if x > 0 && ix.cnt[ix.value[j]]-lo > sp.cons[i].maxSkew {
+			if x > 0 && exceedsSkew(ix.cnt[ix.value[j]], 0, lo, sp.cons[i].maxSkew) {
 				return false
 			}
 		}
