@@ -107,18 +107,10 @@ func (r *ranking) domainKeys(pod *apiv1.Pod) []string {
 	return topology.DomainKeys(s)
 }
 
-// domainOf returns the domain tuple of a node with labels for keys, and
-// false when the node lacks a key.
+// domainOf is topology.ComboKey: the domain tuple of a node with labels
+// for keys, and false when the node lacks a key.
 func domainOf(labels map[string]string, keys []string) (string, bool) {
-	values := make([]string, len(keys))
-	for i, k := range keys {
-		v, ok := labels[k]
-		if !ok {
-			return "", false
-		}
-		values[i] = v
-	}
-	return strings.Join(values, "\x00"), true
+	return topology.ComboKey(labels, keys)
 }
 
 // rank implements topology.Request.Rank: position in the domain, then the

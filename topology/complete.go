@@ -44,18 +44,9 @@ func (cs *classShares) mayExceed() bool {
 	return cs != nil && cs.left != nil && cs.placed < cs.target
 }
 
-// comboKey returns node's values of keys joined with NUL, false when it
-// lacks one.
+// comboKey is ComboKey of node's labels.
 func comboKey(node *v1.Node, keys []string) (string, bool) {
-	values := make([]string, len(keys))
-	for i, k := range keys {
-		v, ok := node.Labels[k]
-		if !ok {
-			return "", false
-		}
-		values[i] = v
-	}
-	return strings.Join(values, "\x00"), true
+	return ComboKey(node.Labels, keys)
 }
 
 // admits reports whether the class may place a pod on node.
@@ -156,7 +147,7 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareProblem {
 		k, _ := comboKey(node, keys)
 		cb, ok := combos[k]
 		if !ok {
-			cb = &combo{key: k, values: strings.Split(k, "\x00")}
+			cb = &combo{key: k, values: comboValues(k)}
 			combos[k] = cb
 			sp.combos = append(sp.combos, cb)
 		}

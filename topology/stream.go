@@ -1,9 +1,6 @@
 package topology
 
 import (
-	"sort"
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -181,16 +178,11 @@ type domainsKey struct {
 }
 
 func (pd *plannedDomains) add(pn *plannedState) {
-	values := make([]string, len(pd.keys))
-	for i, k := range pd.keys {
-		v, ok := pn.Node.Labels[k]
-		if !ok {
-			pd.missing.nodes = append(pd.missing.nodes, pn)
-			return
-		}
-		values[i] = v
+	vk, ok := ComboKey(pn.Node.Labels, pd.keys)
+	if !ok {
+		pd.missing.nodes = append(pd.missing.nodes, pn)
+		return
 	}
-	vk := strings.Join(values, "\x00")
 	b, ok := pd.byValues[vk]
 	if !ok {
 		b = &domainBucket{rep: pn.Node, combo: vk}
@@ -198,21 +190,6 @@ func (pd *plannedDomains) add(pn *plannedState) {
 		pd.buckets = append(pd.buckets, b)
 	}
 	b.nodes = append(b.nodes, pn)
-}
-
-// DomainKeys returns the sorted distinct topology keys of s's hard
-// constraints, hostname excluded: the keys whose values make a pod's
-// domain (each node is a hostname domain of its own).
-func DomainKeys(s *Spread) []string {
-	var keys []string
-	for i := range s.Hard {
-		k := s.Hard[i].TopologyKey
-		if k != v1.LabelHostname && !contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func contains(list []string, s string) bool {
