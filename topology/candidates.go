@@ -335,16 +335,28 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 	return firstPN, nil
 }
 
+// bind places pod on the planned node pn.
 func (p *planner) bind(pod *v1.Pod, c *class, pn *plannedState) error {
-	if err := p.req.Cluster.AddPod(pod, pn.Name); err != nil {
-		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), pn.Name, err)
+	return p.trackPlacement(pod, c, pn.topo, pn.free, pn)
+}
+
+// trackPlacement is the one mutator of a placement: pod, of class c, is
+// bound to topo in the Cluster and counted everywhere the plan tracks it:
+// the memo, the class's shares, the node's free resources, the spread
+// counts and the plan's placements; pn is the planned node topo stands
+// for, nil for an existing node.
+func (p *planner) trackPlacement(pod *v1.Pod, c *class, topo *Node, free *freeResources, pn *plannedState) error {
+	if err := p.req.Cluster.AddPod(pod, topo.Name); err != nil {
+		return fmt.Errorf("plan: binding pod %s to %s: %w", podKey(pod), topo.Name, err)
 	}
 	p.memo.podPlaced(pod)
-	c.shares.take(pn.Node)
-	pn.Pods = append(pn.Pods, pod)
-	pn.topo.Pods = append(pn.topo.Pods, pod)
-	pn.free.take(p.requestsOf(pod))
-	p.counted(c, pod, pn.topo)
-	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: pn.Name, Group: pn.Group, NewNode: true})
+	c.shares.take(topo.Node)
+	free.take(p.requestsOf(pod))
+	if pn != nil {
+		pn.Pods = append(pn.Pods, pod)
+		topo.Pods = append(topo.Pods, pod)
+	}
+	p.countPlacement(c, pod, topo)
+	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: topo.Name, Group: topo.Group, NewNode: pn != nil})
 	return nil
 }

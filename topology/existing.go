@@ -44,13 +44,5 @@ func (p *planner) existingStates() []*existingState {
 
 // bindExisting places pod on the existing node e.
 func (p *planner) bindExisting(pod *v1.Pod, c *class, e *existingState) error {
-	if err := p.req.Cluster.AddPod(pod, e.topo.Name); err != nil {
-		return err
-	}
-	e.free.take(p.requestsOf(pod))
-	c.shares.take(e.topo.Node)
-	p.counted(c, pod, e.topo)
-	p.memo.podPlaced(pod)
-	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: e.topo.Name, Group: e.topo.Group})
-	return nil
+	return p.trackPlacement(pod, c, e.topo, e.free, nil)
 }

@@ -13,9 +13,9 @@ import (
 // from the placements of the classes it can count (newCounts), not by
 // matching every planned pod.
 
-// counted records pod, of class c, placed on n in every Counts that counts
+// countPlacement records pod, of class c, placed on n in every Counts that counts
 // it.
-func (p *planner) counted(c *class, pod *v1.Pod, n *Node) {
+func (p *planner) countPlacement(c *class, pod *v1.Pod, n *Node) {
 	for _, cnt := range p.memo.countsOf(c, p.countList) {
 		cnt.AddPod(pod, n)
 	}
