@@ -48,30 +48,6 @@ func (c *class) groupRank(g *groupState) int {
 	return c.groups + g.rank
 }
 
-// SortQueueOrder sorts pods in kube-scheduler's default queue order
-// (PrioritySort): higher priority first, then earlier creation, then
-// namespace/name for a deterministic order.
-func SortQueueOrder(pods []*v1.Pod) {
-	sort.SliceStable(pods, func(i, j int) bool {
-		pi, pj := priority(pods[i]), priority(pods[j])
-		if pi != pj {
-			return pi > pj
-		}
-		ti, tj := pods[i].CreationTimestamp, pods[j].CreationTimestamp
-		if !ti.Equal(&tj) {
-			return ti.Before(&tj)
-		}
-		return podKey(pods[i]) < podKey(pods[j])
-	})
-}
-
-func priority(p *v1.Pod) int32 {
-	if p.Spec.Priority != nil {
-		return *p.Spec.Priority
-	}
-	return 0
-}
-
 // ClassKey identifies a pod class: pods with the same key share their spread
 // and, for CA, their scheduling requirements. It is comparable, for use as a
 // map key.
