@@ -6,7 +6,9 @@
 // invisible and a zonal spread workload is capped at about maxSkew pods per
 // group and loop. Here the loop's plan is computed once, by plan.PlanLoop
 // over every scalable group's template, before CA evaluates any group; the
-// estimate of a group the plan scales is read from it.
+// estimate of a group the plan scales is read from it. Why the estimate is
+// the whole plan, and the other hooks that agree on it: package plugin,
+// "The one-plan protocol".
 package estimator
 
 import (

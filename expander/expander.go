@@ -1,7 +1,8 @@
 // Package expander is spreadscale's cluster-autoscaler expander filter,
 // registered as "topology-spread" first in an --expander chain
 // (--expander=topology-spread,least-waste), and the default that decides
-// inside a topology domain when no expander follows it.
+// inside a topology domain when no expander follows it. It is one of the
+// hooks of package plugin's "one-plan protocol".
 package expander
 
 import (

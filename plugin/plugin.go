@@ -1,11 +1,3 @@
-// Package plugin wires spreadscale into cluster-autoscaler: Build is the one
-// function that assembles the scale-up parts of CA — the binpacking
-// estimator, the --expander chain, the scale-up orchestrator — with
-// spreadscale's orchestrator wrapper, estimator, expander filter and
-// processors when the flags ask for it, and the scale-down guard (package
-// scaledown) around CA's scale-down processors. The custom CA main
-// (cmd/cluster-autoscaler) and the simulation harness (test/sim) both call
-// it, so the simulator runs exactly what users deploy.
 package plugin
 
 import (
