@@ -137,6 +137,12 @@ type Config struct {
 	// CA's final random tie-break, and the scheduler's choice among nodes
 	// with equal top score.
 	Seed int64
+	// ExpendablePodsPriorityCutoff is CA's
+	// --expendable-pods-priority-cutoff: a pod of a lower priority that may
+	// preempt is expendable, so CA scales up for none pending and leaves
+	// the bound ones out of its simulations (they block no scale-down);
+	// nil means -10.
+	ExpendablePodsPriorityCutoff *int
 	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
 	BalanceSimilarNodeGroups bool
 	// ScaleDownEnabled is CA's --scale-down-enabled; nil means true (CA's
@@ -185,6 +191,8 @@ type Result struct {
 	NodeGroupOf map[string]string
 	// BoundPods are all bound pods at the end, with Spec.NodeName set.
 	BoundPods []*apiv1.Pod
+	// Preemptions are the simulated kube-scheduler's preemptions, in order.
+	Preemptions []Preemption
 	// PersistentVolumes are the PVs at the end, sorted by name: the
 	// Scenario's, bound where a claim was pre-bound to them, and those
 	// provisioned for WaitForFirstConsumer claims.
@@ -308,6 +316,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxNodeProvisionTime == 0 {
 		cfg.MaxNodeProvisionTime = defaultMaxNodeProvisionTime
+	}
+	if cfg.ExpendablePodsPriorityCutoff == nil {
+		cfg.ExpendablePodsPriorityCutoff = ptrTo(DefaultExpendablePodsPriorityCutoff)
 	}
 	if cfg.ScaleDownEnabled == nil {
 		cfg.ScaleDownEnabled = ptrTo(true)

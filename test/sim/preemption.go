@@ -1,0 +1,337 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	schedpreemption "k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// preemption is what kube-scheduler's DefaultPreemption PostFilter plugin
+// needs of the scheduler around it, which the framework's Handle hands it:
+//
+//   - the nominator (framework.PodNominator), which remembers the node each
+//     preemption nominated its preemptor for, so that later cycles count
+//     the nominated pods of at least their pod's priority on that node
+//     (RunFilterPluginsWithNominatedPods) and the preemptor binds there;
+//   - a pod lister that serves the preemptor as the informer would;
+//   - the API server the victims are deleted from and pods' status patched
+//     on: the scheduler framework's client, whose pod deletions and status
+//     patches are recorded here (writes) for the runner to carry out on the
+//     simulated cluster;
+//   - an event recorder (events are dropped), the map of pods waiting at
+//     Permit (always empty: the simulation binds without Permit) and a
+//     parallelizer.
+//
+// kube-scheduler's choice among nodes where preemption would help is
+// random in two places, which the simulation makes deterministic: the
+// dry run starts at a random node and, once it has the candidates it
+// needs (all potential nodes up to 100; beyond, 10% of them), stops; and
+// the goroutines of its parallel dry run decide which ones it found
+// first. Here the start comes from rng and the dry run checks the nodes
+// one after another. Its last tie-break, the node whose victims started
+// latest, is decided by every bound pod's distinct status.startTime (see
+// runner.start).
+type preemption struct {
+	nominator *podNominator
+	pods      cache.Indexer
+	writes    podWrites
+	rng       *rand.Rand
+}
+
+// newPreemption returns the preemption state of a scheduler whose
+// framework writes pods through client, drawing the dry runs' first node
+// from rng.
+func newPreemption(client *fake.Clientset, rng *rand.Rand) *preemption {
+	p := &preemption{
+		rng:       rng,
+		nominator: newPodNominator(),
+		pods:      cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
+	}
+	client.PrependReactor("delete", "pods", p.writes.recordDelete)
+	client.PrependReactor("patch", "pods", p.writes.recordPatch)
+	return p
+}
+
+// frameworkOptions are the framework options the plugin's Handle needs.
+func (p *preemption) frameworkOptions() []frameworkruntime.Option {
+	return []frameworkruntime.Option{
+		frameworkruntime.WithPodNominator(p.nominator),
+		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+	}
+}
+
+// register replaces, in registry, the in-tree DefaultPreemption factory by
+// one that builds the same plugin (defaultpreemption.New) with
+// SchedulerAsyncPreemption off and its Evaluator reading the preemptor
+// from p's pod lister, dry-running one node after another from a first
+// node drawn from p.rng (see preemption). kube-scheduler 1.33 enables the gate by default: the
+// victims' API calls then run in a goroutine and the preemptor waits at
+// PreEnqueue until they are done, which ends where the synchronous calls
+// end, but at a moment the simulation could not order deterministically.
+func (p *preemption) register(registry frameworkruntime.Registry) {
+	lister := corelisters.NewPodLister(p.pods)
+	registry[defaultpreemption.Name] = func(ctx context.Context, args runtime.Object, fh schedframework.Handle) (schedframework.Plugin, error) {
+		pl, err := defaultpreemption.New(ctx, args, fh, plfeature.Features{EnableAsyncPreemption: false})
+		if err != nil {
+			return nil, err
+		}
+		dp, ok := pl.(*defaultpreemption.DefaultPreemption)
+		if !ok {
+			return nil, fmt.Errorf("sim: DefaultPreemption plugin is a %T", pl)
+		}
+		dp.Evaluator.PodLister = lister
+		dp.Evaluator.Handler = serialHandle{Handle: fh}
+		dp.Evaluator.Interface = seededOffset{Interface: dp, rng: p.rng}
+		return dp, nil
+	}
+}
+
+// serialHandle is a framework Handle whose parallelizer runs one piece of
+// work after another, in order.
+type serialHandle struct{ schedframework.Handle }
+
+// Parallelizer returns a parallelizer of one worker.
+func (serialHandle) Parallelizer() parallelize.Parallelizer { return parallelize.NewParallelizer(1) }
+
+// seededOffset is the DefaultPreemption plugin with the dry run's first
+// node drawn from rng instead of the plugin's global random source.
+type seededOffset struct {
+	schedpreemption.Interface
+	rng *rand.Rand
+}
+
+// GetOffsetAndNumCandidates returns a first node drawn from rng and the
+// plugin's number of candidates.
+func (o seededOffset) GetOffsetAndNumCandidates(nodes int32) (int32, int32) {
+	_, num := o.Interface.GetOffsetAndNumCandidates(nodes)
+	if nodes <= 0 {
+		return 0, num
+	}
+	return o.rng.Int32N(nodes), num
+}
+
+// postFilter runs the PostFilter plugins for pod, which no node fits, as
+// kube-scheduler's scheduling cycle does after a FitError, and then what
+// its handleSchedulingFailure does with the outcome: a nominated node
+// (NominatingInfo in override mode) becomes the pod's
+// status.nominatedNodeName and is recorded in the nominator; an empty one
+// clears both. It returns the FitError's message, which ends with the
+// PostFilter's message ("preemption: ..."). A cluster without nodes runs
+// no PostFilter (kube-scheduler fails such a cycle before filtering).
+// Victims the plugin deleted are left in p.writes for the runner.
+func (s *scheduler) postFilter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, diagnosis *schedframework.Diagnosis, numNodes int) (string, string, error) {
+	fitError := &schedframework.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: *diagnosis}
+	if numNodes == 0 || !s.fwk.HasPostFilterPlugins() {
+		return "", fitError.Error(), nil
+	}
+	p := s.preemption
+	if err := p.pods.Add(pod); err != nil {
+		return "", "", fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
+	}
+	result, status := s.fwk.RunPostFilterPlugins(ctx, state, pod, diagnosis.NodeToStatus)
+	if err := p.pods.Delete(pod); err != nil {
+		return "", "", fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
+	}
+	if status.Code() == schedframework.Error {
+		return "", "", fmt.Errorf("sim: preemption for pod %s: %w", podKey(pod), status.AsError())
+	}
+	fitError.Diagnosis.PostFilterMsg = status.Message()
+	if result != nil && result.Mode() == schedframework.ModeOverride {
+		pod.Status.NominatedNodeName = result.NominatedNodeName
+	}
+	info, err := schedframework.NewPodInfo(cacheable(pod))
+	if err != nil {
+		return "", "", fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
+	}
+	var nominating *schedframework.NominatingInfo
+	if result != nil {
+		nominating = result.NominatingInfo
+	}
+	p.nominator.AddNominatedPod(klog.FromContext(ctx), info, nominating)
+	return "", fitError.Error(), nil
+}
+
+// nominatedNode returns the pod's nominated node when it passes every
+// Filter plugin: kube-scheduler tries the node a preemption nominated
+// first, and binds there without scoring when it fits
+// (evaluateNominatedNode); "" when the pod has none or it does not fit (a
+// node gone from the snapshot counts as not fitting, as kube-scheduler
+// logs the error and goes on).
+func (s *scheduler) nominatedNode(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, diagnosis *schedframework.Diagnosis) (string, error) {
+	name := pod.Status.NominatedNodeName
+	if name == "" {
+		return "", nil
+	}
+	ni, err := s.lister.snap.Get(name)
+	if err != nil {
+		return "", nil
+	}
+	feasible, err := s.filter(ctx, state, pod, []*apiv1.Node{ni.Node()}, diagnosis)
+	if err != nil || len(feasible) == 0 {
+		return "", err
+	}
+	return name, nil
+}
+
+// podWrites records the pod deletions and pod status patches the
+// scheduler framework sends its API server (DefaultPreemption's victims,
+// their DisruptionTarget condition, the nominations it clears) until the
+// runner takes them.
+type podWrites struct {
+	mu      sync.Mutex
+	deleted []string // "namespace/name" of the deleted pods
+	patches []podPatch
+}
+
+// podPatch is one patch of a pod's status.
+type podPatch struct {
+	key   string
+	typ   types.PatchType
+	patch []byte
+}
+
+// recordDelete records a pod deletion; the simulation carries it out.
+func (w *podWrites) recordDelete(action k8stesting.Action) (bool, runtime.Object, error) {
+	del, ok := action.(k8stesting.DeleteAction)
+	if !ok || action.GetSubresource() != "" {
+		return false, nil, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.deleted = append(w.deleted, del.GetNamespace()+"/"+del.GetName())
+	return true, nil, nil
+}
+
+// recordPatch records a patch of a pod's status.
+func (w *podWrites) recordPatch(action k8stesting.Action) (bool, runtime.Object, error) {
+	patch, ok := action.(k8stesting.PatchAction)
+	if !ok || action.GetSubresource() != "status" {
+		return false, nil, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.patches = append(w.patches, podPatch{
+		key: patch.GetNamespace() + "/" + patch.GetName(), typ: patch.GetPatchType(), patch: slices.Clone(patch.GetPatch()),
+	})
+	return true, nil, nil
+}
+
+// take returns the recorded deletions, sorted without repeats, and
+// patches, and forgets them.
+func (w *podWrites) take() ([]string, []podPatch) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	deleted, patches := w.deleted, w.patches
+	w.deleted, w.patches = nil, nil
+	slices.Sort(deleted)
+	return slices.Compact(deleted), patches
+}
+
+// podNominator is kube-scheduler's nominator (backend/queue's, which only
+// its PriorityQueue exposes, over an informer): the pending pods a
+// preemption nominated a node for, by node, in nomination order. A pod is
+// nominated for one node at most; an empty nominated node removes it.
+type podNominator struct {
+	mu     sync.RWMutex
+	byNode map[string][]*schedframework.PodInfo
+	nodeOf map[types.UID]string
+}
+
+var _ schedframework.PodNominator = (*podNominator)(nil)
+
+// newPodNominator returns a nominator without nominations.
+func newPodNominator() *podNominator {
+	return &podNominator{byNode: map[string][]*schedframework.PodInfo{}, nodeOf: map[types.UID]string{}}
+}
+
+// AddNominatedPod nominates pi's pod for the node of nominating (override
+// mode) or its status.nominatedNodeName (no-op mode), replacing its
+// earlier nomination; a bound pod is not nominated.
+func (n *podNominator) AddNominatedPod(_ klog.Logger, pi *schedframework.PodInfo, nominating *schedframework.NominatingInfo) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.add(pi, nominating)
+}
+
+// add is AddNominatedPod with n.mu held.
+func (n *podNominator) add(pi *schedframework.PodInfo, nominating *schedframework.NominatingInfo) {
+	n.remove(pi.Pod.UID)
+	node := pi.Pod.Status.NominatedNodeName
+	if nominating.Mode() == schedframework.ModeOverride {
+		node = nominating.NominatedNodeName
+	}
+	if node == "" || pi.Pod.Spec.NodeName != "" {
+		return
+	}
+	n.nodeOf[pi.Pod.UID] = node
+	n.byNode[node] = append(n.byNode[node], pi)
+}
+
+// DeleteNominatedPodIfExists removes the pod's nomination.
+func (n *podNominator) DeleteNominatedPodIfExists(pod *apiv1.Pod) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.remove(cacheable(pod).UID)
+}
+
+// UpdateNominatedPod replaces oldPod by newInfo's pod. As in
+// kube-scheduler, the nomination stays when neither carries a
+// status.nominatedNodeName, and follows the new pod's otherwise.
+func (n *podNominator) UpdateNominatedPod(_ klog.Logger, oldPod *apiv1.Pod, newInfo *schedframework.PodInfo) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var nominating *schedframework.NominatingInfo
+	uid := cacheable(oldPod).UID
+	if node, ok := n.nodeOf[uid]; ok && oldPod.Status.NominatedNodeName == "" && newInfo.Pod.Status.NominatedNodeName == "" {
+		nominating = &schedframework.NominatingInfo{NominatingMode: schedframework.ModeOverride, NominatedNodeName: node}
+	}
+	n.remove(uid)
+	n.add(newInfo, nominating)
+}
+
+// NominatedPodsForNode returns copies of the pods nominated for node.
+func (n *podNominator) NominatedPodsForNode(node string) []*schedframework.PodInfo {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	pods := n.byNode[node]
+	if len(pods) == 0 {
+		return nil
+	}
+	out := make([]*schedframework.PodInfo, len(pods))
+	for i, pi := range pods {
+		out[i] = pi.DeepCopy()
+	}
+	return out
+}
+
+// remove drops the nomination of the pod with uid (n.mu held).
+func (n *podNominator) remove(uid types.UID) {
+	node, ok := n.nodeOf[uid]
+	if !ok {
+		return
+	}
+	delete(n.nodeOf, uid)
+	n.byNode[node] = slices.DeleteFunc(n.byNode[node], func(pi *schedframework.PodInfo) bool { return pi.Pod.UID == uid })
+	if len(n.byNode[node]) == 0 {
+		delete(n.byNode, node)
+	}
+}
