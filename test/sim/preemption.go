@@ -138,36 +138,82 @@ func (o seededOffset) GetOffsetAndNumCandidates(nodes int32) (int32, int32) {
 // PostFilter's message ("preemption: ..."). A cluster without nodes runs
 // no PostFilter (kube-scheduler fails such a cycle before filtering).
 // Victims the plugin deleted are left in p.writes for the runner.
+//
+// When no bound pod has a lower priority than pod, and pod has no
+// nominated node, DefaultPreemption can find no victim on any node; its
+// dry run, which copies every node and the cycle state for each, is then
+// skipped and its outcome reported (noVictims), unless s.alwaysDryRun.
 func (s *scheduler) postFilter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, diagnosis *schedframework.Diagnosis, numNodes int) (string, string, error) {
 	fitError := &schedframework.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: *diagnosis}
 	if numNodes == 0 || !s.fwk.HasPostFilterPlugins() {
 		return "", fitError.Error(), nil
 	}
-	p := s.preemption
-	if err := p.pods.Add(pod); err != nil {
-		return "", "", fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
+	var msg string
+	var nominating *schedframework.NominatingInfo
+	var err error
+	if !s.alwaysDryRun && pod.Status.NominatedNodeName == "" && s.lowestPriority >= podPriority(pod) {
+		msg, nominating, err = s.noVictims(pod, diagnosis)
+	} else {
+		msg, nominating, err = s.runPostFilter(ctx, state, pod, diagnosis)
 	}
-	result, status := s.fwk.RunPostFilterPlugins(ctx, state, pod, diagnosis.NodeToStatus)
-	if err := p.pods.Delete(pod); err != nil {
-		return "", "", fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
+	if err != nil {
+		return "", "", err
 	}
-	if status.Code() == schedframework.Error {
-		return "", "", fmt.Errorf("sim: preemption for pod %s: %w", podKey(pod), status.AsError())
-	}
-	fitError.Diagnosis.PostFilterMsg = status.Message()
-	if result != nil && result.Mode() == schedframework.ModeOverride {
-		pod.Status.NominatedNodeName = result.NominatedNodeName
+	fitError.Diagnosis.PostFilterMsg = msg
+	if nominating.Mode() == schedframework.ModeOverride {
+		pod.Status.NominatedNodeName = nominating.NominatedNodeName
 	}
 	info, err := schedframework.NewPodInfo(cacheable(pod))
 	if err != nil {
 		return "", "", fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
 	}
-	var nominating *schedframework.NominatingInfo
-	if result != nil {
-		nominating = result.NominatingInfo
-	}
-	p.nominator.AddNominatedPod(klog.FromContext(ctx), info, nominating)
+	s.preemption.nominator.AddNominatedPod(klog.FromContext(ctx), info, nominating)
 	return "", fitError.Error(), nil
+}
+
+// runPostFilter runs the PostFilter plugins and returns their message and
+// nomination; an Error status is an error of the simulation.
+func (s *scheduler) runPostFilter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, diagnosis *schedframework.Diagnosis) (string, *schedframework.NominatingInfo, error) {
+	p := s.preemption
+	if err := p.pods.Add(pod); err != nil {
+		return "", nil, fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
+	}
+	result, status := s.fwk.RunPostFilterPlugins(ctx, state, pod, diagnosis.NodeToStatus)
+	if err := p.pods.Delete(pod); err != nil {
+		return "", nil, fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
+	}
+	if status.Code() == schedframework.Error {
+		return "", nil, fmt.Errorf("sim: preemption for pod %s: %w", podKey(pod), status.AsError())
+	}
+	if result == nil {
+		return status.Message(), nil, nil
+	}
+	return status.Message(), result.NominatingInfo, nil
+}
+
+// noVictims is what DefaultPreemption's PostFilter reports for a pod
+// without a nominated node when no node holds a pod of a lower priority:
+// every node its filters found Unschedulable (the potential nodes) fails
+// the dry run with "No preemption victims found for incoming pod", every
+// other node is one where "Preemption is not helpful for scheduling"; the
+// plugin's FitError over them, prefixed "preemption: ", and an empty
+// nominated node.
+func (s *scheduler) noVictims(pod *apiv1.Pod, diagnosis *schedframework.Diagnosis) (string, *schedframework.NominatingInfo, error) {
+	allNodes, err := s.lister.snap.NodeInfos().List()
+	if err != nil {
+		return "", nil, err
+	}
+	potential, err := diagnosis.NodeToStatus.NodesForStatusCode(s.lister.snap.NodeInfos(), schedframework.Unschedulable)
+	if err != nil {
+		return "", nil, err
+	}
+	statuses := schedframework.NewDefaultNodeToStatus()
+	for _, ni := range potential {
+		statuses.Set(ni.Node().Name, schedframework.NewStatus(schedframework.UnschedulableAndUnresolvable, "No preemption victims found for incoming pod"))
+	}
+	statuses.SetAbsentNodesStatus(schedframework.NewStatus(schedframework.UnschedulableAndUnresolvable, "Preemption is not helpful for scheduling"))
+	fitError := &schedframework.FitError{Pod: pod, NumAllNodes: len(allNodes), Diagnosis: schedframework.Diagnosis{NodeToStatus: statuses}}
+	return "preemption: " + fitError.Error(), &schedframework.NominatingInfo{NominatingMode: schedframework.ModeOverride}, nil
 }
 
 // nominatedNode returns the pod's nominated node when it passes every

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -43,6 +44,13 @@ type scheduler struct {
 	pass *schedulingPass
 	// preemption is what the DefaultPreemption plugin needs around it.
 	preemption *preemption
+	// lowestPriority is at most the lowest priority of the pods bound
+	// in the pass (math.MaxInt32 when none is): the pods it binds lower
+	// it, the ones preemption deletes leave it.
+	lowestPriority int32
+	// alwaysDryRun makes postFilter run DefaultPreemption's dry run even
+	// where it cannot find a victim (tests compare both).
+	alwaysDryRun bool
 }
 
 // schedulingPass is one pass of scheduling cycles over a fixed set of
@@ -162,6 +170,10 @@ func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []
 		}
 	}
 	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel}
+	s.lowestPriority = math.MaxInt32
+	for _, p := range bound {
+		s.lowestPriority = min(s.lowestPriority, podPriority(p))
+	}
 	s.lister.snap = schedcache.NewEmptySnapshot()
 	return nil
 }
@@ -179,6 +191,7 @@ func (s *scheduler) endPass() {
 // kube-scheduler does when it assumes the pod.
 func (s *scheduler) bind(ctx context.Context, pod *apiv1.Pod) error {
 	s.preemption.nominator.DeleteNominatedPodIfExists(pod)
+	s.lowestPriority = min(s.lowestPriority, podPriority(pod))
 	if err := s.pass.cache.AddPod(klog.FromContext(ctx), cacheable(pod)); err != nil {
 		return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(pod), err)
 	}
