@@ -59,7 +59,7 @@ type Result struct {
 	// removals).
 	NodeGroups []GroupSize `json:"nodeGroups"`
 	// Pods lists every pod pending at the start, or recreated after an
-	// eviction, that got bound, in binding order.
+	// eviction or a preemption, that got bound, in binding order.
 	Pods []Placement `json:"pods"`
 	// Unschedulable lists the pods still pending at the end.
 	Unschedulable []Pending `json:"unschedulable"`

@@ -179,7 +179,8 @@ type Result struct {
 	// final size.
 	NodeGroups []GroupSize
 	// Pods lists every pod that was pending at the start, or recreated by
-	// its controller after an eviction, and got bound, in binding order.
+	// its controller after an eviction or a preemption, and got bound, in
+	// binding order.
 	Pods []Placement
 	// Unschedulable lists the pods still pending at the end, in scheduling
 	// queue order.
