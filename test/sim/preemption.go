@@ -163,6 +163,10 @@ func (s *scheduler) postFilter(ctx context.Context, state *schedframework.CycleS
 	if nominating.Mode() == schedframework.ModeOverride {
 		pod.Status.NominatedNodeName = nominating.NominatedNodeName
 	}
+	if pod.Status.NominatedNodeName == "" {
+		s.preemption.nominator.DeleteNominatedPodIfExists(pod)
+		return "", fitError.Error(), nil
+	}
 	info, err := schedframework.NewPodInfo(cacheable(pod))
 	if err != nil {
 		return "", "", fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
@@ -352,6 +356,13 @@ func (n *podNominator) UpdateNominatedPod(_ klog.Logger, oldPod *apiv1.Pod, newI
 	}
 	n.remove(uid)
 	n.add(newInfo, nominating)
+}
+
+// empty reports whether no pod is nominated.
+func (n *podNominator) empty() bool {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return len(n.nodeOf) == 0
 }
 
 // NominatedPodsForNode returns copies of the pods nominated for node.

@@ -302,18 +302,23 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 
 // filter runs the Filter plugins for pod on every candidate node, in
 // order, counting the pods nominated for a node with at least pod's
-// priority as placed there, and returns the feasible ones; each rejection
-// is recorded in diagnosis, as kube-scheduler's findNodesThatPassFilters
-// does.
+// priority as placed there (RunFilterPluginsWithNominatedPods, which runs
+// the plugins once, as RunFilterPlugins, while no pod is nominated), and
+// returns the feasible ones; each rejection is recorded in diagnosis, as
+// kube-scheduler's findNodesThatPassFilters does.
 func (s *scheduler) filter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, candidates []*apiv1.Node,
 	diagnosis *schedframework.Diagnosis) ([]*schedframework.NodeInfo, error) {
 	var feasible []*schedframework.NodeInfo
+	runFilters := s.fwk.RunFilterPluginsWithNominatedPods
+	if s.preemption.nominator.empty() {
+		runFilters = s.fwk.RunFilterPlugins
+	}
 	for _, n := range candidates {
 		ni, err := s.lister.snap.Get(n.Name)
 		if err != nil {
 			return nil, fmt.Errorf("sim: scheduler snapshot lost node %s: %w", n.Name, err)
 		}
-		st := s.fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		st := runFilters(ctx, state, pod, ni)
 		if st.IsSuccess() {
 			feasible = append(feasible, ni)
 			continue
