@@ -66,6 +66,24 @@ func (r *runner) preempted(ctx context.Context, preemptor *apiv1.Pod) ([]string,
 	return deleted, nil
 }
 
+// nominateQueued records in the scheduler's nominator the pending pods
+// of the input that carry a status.nominatedNodeName (an earlier
+// preemption's, in a cluster dump), as kube-scheduler's queue does when it
+// adds such a pod.
+func (r *runner) nominateQueued(ctx context.Context) error {
+	for _, p := range r.pending {
+		if p.Status.NominatedNodeName == "" {
+			continue
+		}
+		info, err := schedframework.NewPodInfo(p)
+		if err != nil {
+			return fmt.Errorf("sim: pod %s: %w", podKey(p), err)
+		}
+		r.sched.preemption.nominator.AddNominatedPod(klog.FromContext(ctx), info, nil)
+	}
+	return nil
+}
+
 // applyStatusPatches applies each strategic-merge patch of a pending pod's
 // status to the pod, as the API server would, and tells the nominator of
 // the update, as kube-scheduler's queue does on the pod-update event.

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
 )
@@ -206,4 +208,27 @@ func TestPodThatNeverPreemptsWaitsForANewNode(t *testing.T) {
 		assert.Greater(t, p.Loop, 0, p.Name)
 		assert.Contains(t, p.Node, "-new-", p.Name)
 	}
+}
+
+// A pending pod of the input that carries a status.nominatedNodeName (an
+// earlier preemption's) keeps the room on that node from the pods of its
+// priority queued before it, as in kube-scheduler's queue.
+func TestNominationOfTheInputReservesTheNode(t *testing.T) {
+	s := sim.Scenario{NodeGroupOf: map[string]string{}}
+	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 1, Template: sim.Template(sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))}}
+	s.AddNode("ng-a", sim.MakeNode("ng-a-0", sim.WithZone("a"), sim.WithCapacity(4000, 8*gib)))
+	busy := sim.MakePod("busy", sim.WithRequests(2000, gib), sim.WithPriority(2000), sim.OnNode("ng-a-0"))
+	first := sim.MakePod("first", sim.WithRequests(2000, gib), sim.WithPriority(1000))
+	nominated := sim.MakePod("nominated", sim.WithRequests(2000, gib), sim.WithPriority(1000))
+	first.CreationTimestamp = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	nominated.CreationTimestamp = metav1.NewTime(first.CreationTimestamp.Add(time.Minute))
+	nominated.Status.NominatedNodeName = "ng-a-0"
+	s.Pods = []*apiv1.Pod{busy, first, nominated}
+
+	res := run(t, s, scaleUpOnly(sim.Config{Seed: 1}))
+	require.Len(t, res.Pods, 1)
+	assert.Equal(t, "nominated", res.Pods[0].Name)
+	assert.Equal(t, "ng-a-0", res.Pods[0].Node)
+	require.Len(t, res.Unschedulable, 1)
+	assert.Equal(t, "first", res.Unschedulable[0].Name)
 }

@@ -240,6 +240,10 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		return nil, err
 	}
 	r.sched = sched
+	if err := r.nominateQueued(ctx); err != nil {
+		r.close()
+		return nil, err
+	}
 	r.volumes.start(caCtx)
 	if err := r.runDaemonSets(ctx); err != nil {
 		r.close()
