@@ -79,19 +79,14 @@ func (n *podNominator) empty() bool {
 	return len(n.nodeOf) == 0
 }
 
-// NominatedPodsForNode returns copies of the pods nominated for node.
+// NominatedPodsForNode returns the pods nominated for node. kube-scheduler
+// returns copies, as its queue may change a pod while a cycle reads it;
+// the simulation schedules one pod at a time, and the framework only reads
+// them, so they are shared.
 func (n *podNominator) NominatedPodsForNode(node string) []*schedframework.PodInfo {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
-	pods := n.byNode[node]
-	if len(pods) == 0 {
-		return nil
-	}
-	out := make([]*schedframework.PodInfo, len(pods))
-	for i, pi := range pods {
-		out[i] = pi.DeepCopy()
-	}
-	return out
+	return slices.Clone(n.byNode[node])
 }
 
 // remove drops the nomination of the pod with uid (n.mu held).
