@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -41,12 +42,13 @@ import (
 //     parallelizer.
 //
 // kube-scheduler's choice among nodes where preemption would help is
-// random in two places, which the simulation makes deterministic: the
-// dry run starts at a random node and, once it has the candidates it
-// needs (all potential nodes up to 100; beyond, 10% of them), stops; and
-// the goroutines of its parallel dry run decide which ones it found
-// first. Here the start comes from rng and the dry run checks the nodes
-// one after another. Its last tie-break, the node whose victims started
+// random in three places, which the simulation makes deterministic: the
+// potential nodes come in map order, the dry run starts at a random one
+// and, once it has the candidates it needs (all potential nodes up to 100;
+// beyond, 10% of them), stops; and the goroutines of its parallel dry run
+// decide which ones it found first. Here the potential nodes come in name
+// order (nodesByName), the start comes from rng and the dry run checks the
+// nodes one after another. Its last tie-break, the node whose victims started
 // latest, is decided by every bound pod's distinct status.startTime (see
 // runner.start).
 type preemption struct {
@@ -182,7 +184,7 @@ func (s *scheduler) runPostFilter(ctx context.Context, state *schedframework.Cyc
 	if err := p.pods.Add(pod); err != nil {
 		return "", nil, fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
 	}
-	result, status := s.fwk.RunPostFilterPlugins(ctx, state, pod, diagnosis.NodeToStatus)
+	result, status := s.fwk.RunPostFilterPlugins(ctx, state, pod, nodesByName{diagnosis.NodeToStatus})
 	if err := p.pods.Delete(pod); err != nil {
 		return "", nil, fmt.Errorf("sim: preemption: pod %s: %w", podKey(pod), err)
 	}
@@ -193,6 +195,20 @@ func (s *scheduler) runPostFilter(ctx context.Context, state *schedframework.Cyc
 		return status.Message(), nil, nil
 	}
 	return status.Message(), result.NominatingInfo, nil
+}
+
+// nodesByName is the filters' statuses of the nodes, listing the nodes of a
+// status code in name order: NodeToStatus lists them in map order when
+// some node is absent, and DefaultPreemption dry-runs only a share of them
+// (from 100 candidates on) from its offset.
+type nodesByName struct{ *schedframework.NodeToStatus }
+
+// NodesForStatusCode returns the nodes whose status has code, sorted by
+// name.
+func (m nodesByName) NodesForStatusCode(lister schedframework.NodeInfoLister, code schedframework.Code) ([]*schedframework.NodeInfo, error) {
+	nodes, err := m.NodeToStatus.NodesForStatusCode(lister, code)
+	slices.SortFunc(nodes, func(a, b *schedframework.NodeInfo) int { return strings.Compare(a.Node().Name, b.Node().Name) })
+	return nodes, err
 }
 
 // noVictims is what DefaultPreemption's PostFilter reports for a pod

@@ -232,3 +232,23 @@ func TestNominationOfTheInputReservesTheNode(t *testing.T) {
 	require.Len(t, res.Unschedulable, 1)
 	assert.Equal(t, "first", res.Unschedulable[0].Name)
 }
+
+// Beyond 100 nodes DefaultPreemption dry-runs only some of them, from a
+// random offset, over nodes listed in map order; with the same seed, two
+// runs still preempt the same pods for the same preemptors.
+func TestPreemptionRepeatsWithTheSeedBeyondAHundredNodes(t *testing.T) {
+	const nodes = 120
+	s := sim.Scenario{NodeGroupOf: map[string]string{}}
+	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 2 * nodes, Template: sim.Template(sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))}}
+	placeholders := sim.Deployment("overprovisioning", nodes, sim.WithRequests(3000, gib), sim.WithPriority(-1))
+	for i, p := range placeholders {
+		node := sim.MakeNode(fmt.Sprintf("ng-a-%03d", i), sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))
+		s.AddNode("ng-a", node)
+		p.Spec.NodeName = node.Name
+	}
+	s.Pods = append(placeholders, sim.Deployment("web", 20, sim.WithRequests(3000, gib), sim.WithPriority(1000))...)
+	cfg := sim.Config{Seed: 7, MaxLoops: 1, ScaleDownEnabled: ptr(false)}
+	first := run(t, s, cfg)
+	require.Len(t, first.Preemptions, 20)
+	assert.Equal(t, first.Preemptions, run(t, s, cfg).Preemptions)
+}
