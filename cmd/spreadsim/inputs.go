@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -42,4 +43,19 @@ func expanderInputProblems(s sim.Scenario, o *options) []string {
 			sim.PriorityConfigMapNamespace, sim.PriorityConfigMapName, strings.Join(priorityFlags, " and "), sim.PriorityConfigMapKey))
 	}
 	return out
+}
+
+// fileList is the repeatable -f flag.
+type fileList []string
+
+// String implements flag.Value.
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+
+// Set implements flag.Value: each -f adds one input.
+func (f *fileList) Set(v string) error {
+	if v == "" {
+		return errors.New("empty file name")
+	}
+	*f = append(*f, v)
+	return nil
 }

@@ -74,6 +74,7 @@ type options struct {
 	provisionTime time.Duration
 	parallel      bool
 	balance       bool
+	expendable    int // --expendable-pods-priority-cutoff
 	output        string
 	verbose       bool
 	scaleDown     scaleDownFlags
@@ -85,21 +86,6 @@ type scaleDownFlags struct {
 	unneededTime  time.Duration
 	delayAfterAdd time.Duration
 	threshold     float64
-}
-
-// fileList is the repeatable -f flag.
-type fileList []string
-
-// String implements flag.Value.
-func (f *fileList) String() string { return strings.Join(*f, ",") }
-
-// Set implements flag.Value: each -f adds one input.
-func (f *fileList) Set(v string) error {
-	if v == "" {
-		return errors.New("empty file name")
-	}
-	*f = append(*f, v)
-	return nil
 }
 
 // main runs spreadsim on the process's arguments and streams.
@@ -189,6 +175,7 @@ func (o *options) config(spreadscale bool, expander string) sim.Config {
 		MaxLoops:                      o.maxLoops,
 		Seed:                          o.seed,
 		BalanceSimilarNodeGroups:      o.balance,
+		ExpendablePodsPriorityCutoff:  &o.expendable,
 		ScanInterval:                  o.scanInterval,
 		MaxNodeProvisionTime:          o.provisionTime,
 		ParallelScaleUp:               o.parallel,
@@ -257,6 +244,7 @@ func (o *options) define(fs *flag.FlagSet) {
 	fs.IntVar(&o.limits.Pods, "max-pods", load.DefaultPods, "cap on the pods of a run: those of the input plus those its workloads create; more are refused")
 	fs.IntVar(&o.maxNodesTotal, "max-nodes-total", 0, "cluster-autoscaler's --max-nodes-total (0: unlimited)")
 	fs.BoolVar(&o.balance, "balance-similar-node-groups", false, "cluster-autoscaler's --balance-similar-node-groups")
+	fs.IntVar(&o.expendable, "expendable-pods-priority-cutoff", sim.DefaultExpendablePodsPriorityCutoff, "cluster-autoscaler's --expendable-pods-priority-cutoff: pods of a lower priority trigger no scale-up and block no scale-down")
 	fs.BoolVar(&o.scaleDown.enabled, "scale-down-enabled", true, "cluster-autoscaler's --scale-down-enabled: run its scale-down too")
 	fs.DurationVar(&o.scaleDown.unneededTime, "scale-down-unneeded-time", 10*time.Minute, "cluster-autoscaler's --scale-down-unneeded-time: how long a node must be unneeded before it is removed")
 	fs.DurationVar(&o.scaleDown.delayAfterAdd, "scale-down-delay-after-add", 10*time.Minute, "cluster-autoscaler's --scale-down-delay-after-add: scale-down cooldown after a scale-up")

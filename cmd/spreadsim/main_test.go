@@ -100,6 +100,13 @@ type jsonResult struct {
 		Name      string `json:"name"`
 		Reason    string `json:"reason"`
 	} `json:"unschedulable"`
+	Preemptions []struct {
+		Loop      int      `json:"loop"`
+		Namespace string   `json:"namespace"`
+		Name      string   `json:"name"`
+		Node      string   `json:"node"`
+		Victims   []string `json:"victims"`
+	} `json:"preemptions"`
 	Cost struct {
 		NewNodes    map[string]int `json:"newNodes"`
 		IdleCPU     string         `json:"idleCPU"`
@@ -131,16 +138,18 @@ func TestJSONSchema(t *testing.T) {
 	require.Equal(t, []string{"result", "stock", "verdict"}, keysOf(t, []byte(out)), "top-level keys")
 	assert.Equal(t, []string{"spreadscale", "stock"}, keysOf(t, top["verdict"]), "verdict keys")
 	for _, side := range []string{"result", "stock"} {
-		assert.Equal(t, []string{"cost", "loops", "nodeGroups", "pods", "unschedulable"}, keysOf(t, top[side]), "%s keys", side)
+		assert.Equal(t, []string{"cost", "loops", "nodeGroups", "pods", "preemptions", "unschedulable"}, keysOf(t, top[side]), "%s keys", side)
 		var res struct {
 			Loops         []json.RawMessage `json:"loops"`
 			NodeGroups    []json.RawMessage `json:"nodeGroups"`
 			Pods          []json.RawMessage `json:"pods"`
 			Unschedulable json.RawMessage   `json:"unschedulable"`
+			Preemptions   json.RawMessage   `json:"preemptions"`
 			Cost          json.RawMessage   `json:"cost"`
 		}
 		decodeStrict(t, top[side], &res)
 		assert.Equal(t, "[]", string(res.Unschedulable), "%s.unschedulable", side)
+		assert.Equal(t, "[]", string(res.Preemptions), "%s.preemptions", side)
 		assert.Equal(t, []string{"boundPods", "evictedPods", "failedScaleUps", "pendingPods", "scaleDowns", "scaleUps", "time", "upcomingNodes"}, keysOf(t, res.Loops[0]), "%s.loops[0] keys", side)
 		assert.Equal(t, []string{"from", "name", "to"}, keysOf(t, res.NodeGroups[0]), "%s.nodeGroups[0] keys", side)
 		assert.Equal(t, []string{"loop", "name", "namespace", "node", "nodeGroup"}, keysOf(t, res.Pods[0]), "%s.pods[0] keys", side)

@@ -59,10 +59,12 @@ type Result struct {
 	// removals).
 	NodeGroups []GroupSize `json:"nodeGroups"`
 	// Pods lists every pod pending at the start, or recreated after an
-	// eviction, that got bound, in binding order.
+	// eviction or a preemption, that got bound, in binding order.
 	Pods []Placement `json:"pods"`
 	// Unschedulable lists the pods still pending at the end.
 	Unschedulable []Pending `json:"unschedulable"`
+	// Preemptions lists the scheduler's preemptions, in order.
+	Preemptions []Preemption `json:"preemptions"`
 	// Cost is what the nodes the run added cost and leave idle.
 	Cost Cost `json:"cost"`
 }
@@ -122,6 +124,18 @@ type Placement struct {
 	Loop      int    `json:"loop"`
 }
 
+// Preemption is one preemption by kube-scheduler's DefaultPreemption: the
+// loop after which it happened (0: before the first loop), the preemptor,
+// the node nominated for it and the lower-priority pods deleted there
+// ("namespace/name"), which came back pending from their controllers.
+type Preemption struct {
+	Loop      int      `json:"loop"`
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Node      string   `json:"node"`
+	Victims   []string `json:"victims"`
+}
+
 // Pending is a pod left pending, with the scheduler's and
 // cluster-autoscaler's reasons.
 type Pending struct {
@@ -138,6 +152,11 @@ func toResult(s sim.Scenario, res *sim.Result) *Result {
 		NodeGroups:    make([]GroupSize, 0, len(res.NodeGroups)),
 		Pods:          make([]Placement, 0, len(res.Pods)),
 		Unschedulable: make([]Pending, 0, len(res.Unschedulable)),
+		Preemptions:   make([]Preemption, 0, len(res.Preemptions)),
+	}
+	for _, p := range res.Preemptions {
+		out.Preemptions = append(out.Preemptions, Preemption{Loop: p.Loop, Namespace: p.Namespace, Name: p.Name, Node: p.Node,
+			Victims: append(make([]string, 0, len(p.Victims)), p.Victims...)})
 	}
 	for _, l := range res.Loops {
 		loop := Loop{

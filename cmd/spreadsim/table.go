@@ -59,6 +59,9 @@ func writeTable(w io.Writer, r *report) error {
 	if r.scenario.MaxNodesTotal > 0 {
 		fmt.Fprintf(&b, " --max-nodes-total=%d", r.scenario.MaxNodesTotal)
 	}
+	if r.opts.expendable != sim.DefaultExpendablePodsPriorityCutoff {
+		fmt.Fprintf(&b, " --expendable-pods-priority-cutoff=%d", r.opts.expendable)
+	}
 	b.WriteString(r.opts.scaleDown.nonDefault())
 	b.WriteString("\n")
 
@@ -204,8 +207,12 @@ func loopZero(cols []*namedRun) ([]string, bool) {
 				n++
 			}
 		}
-		some = some || n > 0
-		cells = append(cells, fmt.Sprintf("fit existing nodes (bound %d)", n))
+		preempted := ""
+		if v := victimsAt(c.res, 0); v > 0 {
+			preempted = fmt.Sprintf(", preempted %d %s", v, plural(v, "pod"))
+		}
+		some = some || n > 0 || preempted != ""
+		cells = append(cells, fmt.Sprintf("fit existing nodes%s (bound %d)", preempted, n))
 	}
 	return cells, some
 }

@@ -12,10 +12,11 @@ import (
 // writeScaleUps writes the SCALE-UPS section (SCALE-UPS AND SCALE-DOWNS
 // when a column removed a node): per loop, its simulated time and each
 // column's scale-ups, failed scale-ups, the nodes it counted as upcoming,
-// the nodes whose removal it started, the pods their drains evicted and the
-// pods bound after it. Loops in which no column scaled (up or down),
-// failed, evicted or bound anything are left out (but for each column's
-// last loop), and a note says how many.
+// the nodes whose removal it started, the pods their drains evicted, the
+// pods the scheduler's preemptions deleted and the pods bound after it.
+// Loops in which no column scaled (up or down), failed, evicted, preempted
+// or bound anything are left out (but for each column's last loop), and a
+// note says how many.
 func writeScaleUps(b *strings.Builder, cols []*namedRun) error {
 	title := "SCALE-UPS"
 	for _, c := range cols {
@@ -73,7 +74,7 @@ func shownLoop(cols []*namedRun, i int) bool {
 		}
 		l := c.res.Loops[i]
 		if len(l.ScaleUps) > 0 || len(l.FailedScaleUps) > 0 || len(l.ScaleDowns) > 0 || len(l.EvictedPods) > 0 ||
-			l.BoundPods > 0 || i == len(c.res.Loops)-1 {
+			victimsAt(c.res, i+1) > 0 || l.BoundPods > 0 || i == len(c.res.Loops)-1 {
 			return true
 		}
 	}
@@ -82,8 +83,9 @@ func shownLoop(cols []*namedRun, i int) bool {
 
 // loopCell renders loop i of res: its scale-ups, its failed scale-ups, the
 // nodes whose removal it started ("ng-c remove ng-c-1"), how many pods
-// their drains evicted, the nodes CA counted as upcoming and the pods bound
-// after it; "" when the run had fewer loops.
+// their drains evicted and the scheduler's preemptions deleted, the nodes
+// CA counted as upcoming and the pods bound after it; "" when the run had
+// fewer loops.
 func loopCell(res *sim.Result, i int) string {
 	if i >= len(res.Loops) {
 		return ""
@@ -102,6 +104,9 @@ func loopCell(res *sim.Result, i int) string {
 	if n := len(l.EvictedPods); n > 0 {
 		parts = append(parts, fmt.Sprintf("evicted %d %s", n, plural(n, "pod")))
 	}
+	if n := victimsAt(res, i+1); n > 0 {
+		parts = append(parts, fmt.Sprintf("preempted %d %s", n, plural(n, "pod")))
+	}
 	if len(parts) == 0 {
 		parts = []string{"no scale-up"}
 	}
@@ -113,4 +118,16 @@ func loopCell(res *sim.Result, i int) string {
 		parts = append(parts, "upcoming "+strings.Join(up, ", "))
 	}
 	return fmt.Sprintf("%s (bound %d)", strings.Join(parts, ", "), l.BoundPods)
+}
+
+// victimsAt counts the pods the scheduler's preemptions deleted after loop
+// (0: before the first loop).
+func victimsAt(res *sim.Result, loop int) int {
+	n := 0
+	for _, p := range res.Preemptions {
+		if p.Loop == loop {
+			n += len(p.Victims)
+		}
+	}
+	return n
 }

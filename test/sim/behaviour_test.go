@@ -67,11 +67,14 @@ func TestNewNodeNamesContinueAfterExisting(t *testing.T) {
 	assert.Equal(t, "ng-a-new-4", res.Pods[0].Node)
 }
 
-// Pods left pending name both the scheduler's and CA's reasons.
+// Pods left pending name both the scheduler's reasons (its filters', then
+// its preemption's, as kube-scheduler's FitError reads) and CA's.
 func TestPendingReasonNamesSchedulerAndAutoscaler(t *testing.T) {
 	s := buildScenario([]zone{{name: "a", nodes: 1, max: 1, milliCPU: 2000, podsAlready: 1}}, workload{app: "web", milliCPU: 1500, pending: 1})
 	res := run(t, s, sim.Config{Seed: 1})
-	want := "scheduler: 0/1 nodes are available: 1 Insufficient cpu.; cluster-autoscaler: pod didn't trigger scale-up: 1 max node group size reached"
+	want := "scheduler: 0/1 nodes are available: 1 Insufficient cpu. " +
+		"preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.; " +
+		"cluster-autoscaler: pod didn't trigger scale-up: 1 max node group size reached"
 	require.Len(t, res.Unschedulable, 1)
 	assert.Equal(t, want, res.Unschedulable[0].Reason)
 }

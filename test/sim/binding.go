@@ -11,19 +11,28 @@ import (
 )
 
 // schedulePending binds pending pods in queue order, repeating passes while
-// a pass binds something (a bound pod can make another pod schedulable, as
-// kube-scheduler would retry it on the pod-added event). It returns the
-// number of pods bound and appends their placements to res.
+// a pass binds or preempts something (a bound pod can make another pod
+// schedulable, as kube-scheduler would retry it on the pod-added event; a
+// preemptor binds on its nominated node once its victims are gone). The
+// victims of a pass's preemptions come back pending from their controllers
+// after the pass. It returns the number of pods bound and appends their
+// placements to res. The passes are bounded: preemptions that never settle
+// are an error, not a hang.
 func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (int, error) {
 	nodes := slices.Clone(r.nodes)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	total := 0
-	for {
+	maxPasses := 2*(len(r.pending)+len(r.bound)) + 2
+	for pass := 1; ; pass++ {
+		if pass > maxPasses {
+			return 0, fmt.Errorf("sim: scheduler: preemptions did not settle after %d passes", maxPasses)
+		}
 		if err := r.sched.beginPass(ctx, nodes, r.bound); err != nil {
 			return 0, err
 		}
 		boundThisPass := 0
 		var still []*apiv1.Pod
+		var victims []string
 		for _, p := range r.pending {
 			if err := ctx.Err(); err != nil {
 				return 0, err
@@ -32,6 +41,11 @@ func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (in
 			if err != nil {
 				return 0, err
 			}
+			gone, err := r.preempted(ctx, p)
+			if err != nil {
+				return 0, err
+			}
+			victims = append(victims, gone...)
 			if node == "" {
 				r.schedReason[podKey(p)] = why
 				still = append(still, p)
@@ -42,6 +56,7 @@ func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (in
 			}
 			delete(r.schedReason, podKey(p))
 			p.Spec.NodeName = node
+			r.start(p, r.clock.Now())
 			r.bound = append(r.bound, p)
 			if err := r.sched.bind(ctx, p); err != nil {
 				return 0, err
@@ -50,8 +65,11 @@ func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (in
 			boundThisPass++
 		}
 		r.pending = still
+		if len(victims) > 0 {
+			r.evictPods(victims, r.clock.Now())
+		}
 		total += boundThisPass
-		if boundThisPass == 0 || len(r.pending) == 0 {
+		if (boundThisPass == 0 && len(victims) == 0) || len(r.pending) == 0 {
 			return total, nil
 		}
 	}

@@ -40,6 +40,12 @@ func (r *runner) runDaemonSets(ctx context.Context) error {
 	if err := r.sched.beginPass(ctx, nodes, r.bound); err != nil {
 		return err
 	}
+	var victims []string
+	defer func() {
+		if len(victims) > 0 {
+			r.evictPods(victims, r.clock.Now())
+		}
+	}()
 	for _, n := range nodes {
 		for _, ds := range r.scenario.DaemonSets {
 			if should, _ := daemon.NodeShouldRunDaemonPod(n, ds); !should || has[daemonNodeKey{ds.UID, n.Name}] {
@@ -50,6 +56,11 @@ func (r *runner) runDaemonSets(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			gone, err := r.preempted(ctx, p)
+			if err != nil {
+				return err
+			}
+			victims = append(victims, gone...)
 			has[daemonNodeKey{ds.UID, n.Name}] = true
 			if node == "" {
 				r.schedReason[podKey(p)] = why
@@ -58,6 +69,7 @@ func (r *runner) runDaemonSets(ctx context.Context) error {
 				continue
 			}
 			p.Spec.NodeName = node
+			r.start(p, r.clock.Now())
 			r.bound = append(r.bound, p)
 			if err := r.sched.bind(ctx, p); err != nil {
 				return err

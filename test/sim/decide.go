@@ -89,7 +89,7 @@ func (d *Decider) prepare() error {
 	now := time.Now()
 	r.actx.ClusterSnapshot = predicate.NewPredicateSnapshot(store.NewDeltaSnapshotStore(snapshotParallelism), r.actx.FrameworkHandle, r.actx.DynamicResourceAllocationEnabled)
 	r.refreshListers()
-	if err := r.actx.ClusterSnapshot.SetClusterState(r.nodes, r.bound, nil); err != nil {
+	if err := r.actx.ClusterSnapshot.SetClusterState(r.nodes, r.nonExpendable(r.bound), nil); err != nil {
 		return fmt.Errorf("sim: CA cluster snapshot: %w", err)
 	}
 	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, r.nodes, deepCopyAll(r.scenario.DaemonSets), r.taintConfig, now)

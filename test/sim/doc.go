@@ -34,7 +34,15 @@
 //  4. Then the real kube-scheduler v1.33.1 framework with the default profile
 //     (every default Filter and Score plugin) binds the pending pods in
 //     scheduling-queue order, one pod at a time, each seeing the pods bound
-//     before it.
+//     before it. A pod no node fits runs the PostFilter, kube-scheduler's
+//     DefaultPreemption: it deletes the lower-priority pods in its way on
+//     one node, which is nominated for it, and binds there in the next pass
+//     (Result.Preemptions); the victims come back pending from their
+//     controllers after the pass, as evicted pods do.
+//
+// CA's --expendable-pods-priority-cutoff (Config.ExpendablePodsPriorityCutoff)
+// applies as in RunOnce: expendable pods trigger no scale-up and are left
+// out of CA's cluster snapshot, so they block no scale-down.
 //
 // # Drain timing
 //

@@ -91,12 +91,14 @@ func (r *runner) runLoop(ctx context.Context, loop int, res *Result) (Loop, bool
 	}
 	var err error
 	start = time.Now()
+	preemptions := len(r.preemptions)
 	if l.BoundPods, err = r.schedulePending(ctx, loop, res); err != nil {
 		return Loop{}, false, err
 	}
 	addSince(&r.timings.Scheduler, start)
 	removed := r.deleteDueNodes(loop, now)
-	changed := len(l.ScaleUps) > 0 || l.BoundPods > 0 || len(l.ScaleDowns) > 0 || len(l.EvictedPods) > 0 || len(removed) > 0
+	changed := len(l.ScaleUps) > 0 || l.BoundPods > 0 || len(l.ScaleDowns) > 0 || len(l.EvictedPods) > 0 || len(removed) > 0 ||
+		len(r.preemptions) > preemptions
 	return l, changed, nil
 }
 
@@ -125,6 +127,7 @@ func (r *runner) fillResult(res *Result, stoppedByMaxLoops bool) {
 		res.BoundPods = append(res.BoundPods, p.DeepCopy())
 	}
 	res.PersistentVolumes = r.volumes.list()
+	res.Preemptions = slices.Clone(r.preemptions)
 }
 
 // waiting reports whether a loop l that neither scaled nor bound anything
@@ -176,7 +179,7 @@ func (r *runner) autoscale(ctx context.Context, loop int, l *Loop) error {
 	as := r.actuator.CheckStatus()
 	nodes := deepCopyAll(r.nodes)
 	r.refreshListers()
-	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.bound), nil); err != nil {
+	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.nonExpendable(r.bound)), nil); err != nil {
 		return fmt.Errorf("sim: loop %d: CA cluster snapshot: %w", loop, err)
 	}
 	r.actx.RemainingPdbTracker.Clear()
@@ -338,7 +341,7 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 			r.caReason[podKey(p)] = "pod is gated (spec.schedulingGates), so the scheduler never marks it unschedulable and it does not trigger scale-up"
 			continue
 		}
-		if podPriority(p) < int32(r.actx.ExpendablePodsPriorityCutoff) {
+		if r.expendable(p) {
 			r.caReason[podKey(p)] = fmt.Sprintf("pod is expendable (priority %d below cutoff %d) and does not trigger scale-up", podPriority(p), r.actx.ExpendablePodsPriorityCutoff)
 		} else {
 			r.caReason[podKey(p)] = fits

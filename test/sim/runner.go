@@ -96,6 +96,9 @@ type runner struct {
 	// value nobody reads.
 	timings        *Timings
 	podGenerations int // pods recreated so far, for their names and uids
+	// preemptions are the scheduler's preemptions so far, in order.
+	preemptions []Preemption
+	starts      int // pods given a status.startTime so far (see start)
 	// lastScaleUpTime, lastScaleDownDeleteTime and lastScaleDownFailTime
 	// are RunOnce's cooldown clocks, in simulated time.
 	lastScaleUpTime, lastScaleDownDeleteTime, lastScaleDownFailTime time.Time
@@ -122,7 +125,8 @@ func estimatorName(cfg Config) string {
 
 // autoscalingOptions are CA 1.33.0's flag defaults for everything the
 // scale-up path reads, with the scenario's --max-nodes-total, the expander
-// chain, the estimator, --balance-similar-node-groups,
+// chain, the estimator, --expendable-pods-priority-cutoff,
+// --balance-similar-node-groups,
 // --max-node-provision-time and --parallel-scale-up, and the scale-down
 // options (scaleDownOptions). cfg has its defaults filled in.
 func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
@@ -146,7 +150,7 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 		BalanceSimilarNodeGroups:        cfg.BalanceSimilarNodeGroups,
 		ConfigNamespace:                 "kube-system",
 		StatusConfigMapName:             "cluster-autoscaler-status",
-		ExpendablePodsPriorityCutoff:    -10,
+		ExpendablePodsPriorityCutoff:    *cfg.ExpendablePodsPriorityCutoff,
 		InitialNodeGroupBackoffDuration: initialNodeGroupBackoff,
 		MaxNodeGroupBackoffDuration:     maxNodeGroupBackoff,
 		NodeGroupBackoffResetTimeout:    nodeGroupBackoffReset,
@@ -204,6 +208,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		normalizePod(c)
 		switch {
 		case c.Spec.NodeName != "":
+			r.start(c, readyAt)
 			r.bound = append(r.bound, c)
 		case c.DeletionTimestamp == nil:
 			r.pending = append(r.pending, c)
@@ -235,6 +240,10 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		return nil, err
 	}
 	r.sched = sched
+	if err := r.nominateQueued(ctx); err != nil {
+		r.close()
+		return nil, err
+	}
 	r.volumes.start(caCtx)
 	if err := r.runDaemonSets(ctx); err != nil {
 		r.close()
@@ -281,7 +290,7 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 	cloudProvider := r.buildProvider(s, opts, readyAt)
 	client := r.api.client
 	delegatingLister := caframework.NewDelegatingSchedulerSharedLister()
-	fwk, err := newDefaultFramework(ctx, delegatingLister, r.volumes)
+	fwk, err := newDefaultFramework(ctx, delegatingLister, r.volumes, nil)
 	if err != nil {
 		return fmt.Errorf("sim: CA framework handle: %w", err)
 	}

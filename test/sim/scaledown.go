@@ -189,7 +189,7 @@ func (r *runner) scaleDownMayAct() (bool, error) {
 	}
 	nodes := deepCopyAll(r.nodes)
 	r.refreshListers()
-	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.bound), nil); err != nil {
+	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.nonExpendable(r.bound)), nil); err != nil {
 		return false, fmt.Errorf("sim: CA cluster snapshot: %w", err)
 	}
 	pre := r.procs.ScaleDownNodeProcessor

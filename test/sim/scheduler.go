@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -41,6 +42,15 @@ type scheduler struct {
 	cancel context.CancelFunc
 	// pass is the scheduling pass under way (nil before the first).
 	pass *schedulingPass
+	// preemption is what the DefaultPreemption plugin needs around it.
+	preemption *preemption
+	// lowestPriority is at most the lowest priority of the pods bound
+	// in the pass (math.MaxInt32 when none is): the pods it binds lower
+	// it, the ones preemption deletes leave it.
+	lowestPriority int32
+	// alwaysDryRun makes postFilter run DefaultPreemption's dry run even
+	// where it cannot find a victim (tests compare both).
+	alwaysDryRun bool
 }
 
 // schedulingPass is one pass of scheduling cycles over a fixed set of
@@ -92,9 +102,11 @@ func initSchedulerMetrics() error {
 // plugin registry, serving nodes from lister. Its client and informers are
 // vols' fake API server, which holds the Scenario's storage objects (no
 // Services or other objects the plugins read exist in a simulation); the
-// runner starts the informers once both frameworks are built. The
-// framework's background goroutines stop when ctx is done.
-func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister, vols *volumes) (schedframework.Framework, error) {
+// runner starts the informers once both frameworks are built. With pre, its
+// PostFilter runs the DefaultPreemption plugin over pre (see preemption);
+// CA's framework, which never runs PostFilter, has none. The framework's
+// background goroutines stop when ctx is done.
+func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister, vols *volumes, pre *preemption) (schedframework.Framework, error) {
 	if err := initSchedulerMetrics(); err != nil {
 		return nil, fmt.Errorf("sim: scheduler metrics: %w", err)
 	}
@@ -105,11 +117,17 @@ func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister
 	if len(cfg.Profiles) != 1 {
 		return nil, fmt.Errorf("sim: default scheduler configuration has %d profiles, want 1", len(cfg.Profiles))
 	}
-	fwk, err := frameworkruntime.NewFramework(ctx, schedplugins.NewInTreeRegistry(), &cfg.Profiles[0],
+	registry := schedplugins.NewInTreeRegistry()
+	opts := []frameworkruntime.Option{
 		frameworkruntime.WithClientSet(vols.client),
 		frameworkruntime.WithInformerFactory(vols.factory),
 		frameworkruntime.WithSnapshotSharedLister(lister),
-	)
+	}
+	if pre != nil {
+		pre.register(registry)
+		opts = append(opts, pre.frameworkOptions()...)
+	}
+	fwk, err := frameworkruntime.NewFramework(ctx, registry, &cfg.Profiles[0], opts...)
 	if err != nil {
 		return nil, fmt.Errorf("sim: build scheduler framework: %w", err)
 	}
@@ -120,12 +138,13 @@ func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister
 func newScheduler(ctx context.Context, rng *rand.Rand, vols *volumes) (*scheduler, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	lister := &snapshotLister{snap: schedcache.NewEmptySnapshot()}
-	fwk, err := newDefaultFramework(ctx, lister, vols)
+	pre := newPreemption(vols.client, rng)
+	fwk, err := newDefaultFramework(ctx, lister, vols, pre)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel}, nil
+	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel, preemption: pre}, nil
 }
 
 // close stops the framework's and the cache's background goroutines.
@@ -151,6 +170,10 @@ func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []
 		}
 	}
 	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel}
+	s.lowestPriority = math.MaxInt32
+	for _, p := range bound {
+		s.lowestPriority = min(s.lowestPriority, podPriority(p))
+	}
 	s.lister.snap = schedcache.NewEmptySnapshot()
 	return nil
 }
@@ -164,8 +187,11 @@ func (s *scheduler) endPass() {
 }
 
 // bind adds pod, bound (spec.nodeName set), to the pass's cache, as
-// kube-scheduler's cache learns of a binding.
+// kube-scheduler's cache learns of a binding, and drops its nomination, as
+// kube-scheduler does when it assumes the pod.
 func (s *scheduler) bind(ctx context.Context, pod *apiv1.Pod) error {
+	s.preemption.nominator.DeleteNominatedPodIfExists(pod)
+	s.lowestPriority = min(s.lowestPriority, podPriority(pod))
 	if err := s.pass.cache.AddPod(klog.FromContext(ctx), cacheable(pod)); err != nil {
 		return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(pod), err)
 	}
@@ -186,7 +212,10 @@ func cacheable(pod *apiv1.Pod) *apiv1.Pod {
 
 // schedule returns the node kube-scheduler would bind pod to in the
 // current pass (beginPass), or "" and the scheduler's failure message
-// ("0/N nodes are available: ...").
+// ("0/N nodes are available: ..."). A pod with a nominated node that fits
+// binds there; a pod no node fits runs the PostFilter plugins
+// (postFilter), whose DefaultPreemption may delete lower-priority pods and
+// nominate a node for it.
 func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, string, error) {
 	if err := s.pass.cache.UpdateSnapshot(klog.FromContext(ctx), s.lister.snap); err != nil {
 		return "", "", fmt.Errorf("sim: scheduler snapshot: %w", err)
@@ -198,8 +227,8 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 		UnschedulablePlugins: sets.New[string](),
 		PendingPlugins:       sets.New[string](),
 	}
-	fitError := func() string {
-		return (&schedframework.FitError{Pod: pod, NumAllNodes: len(nodes), Diagnosis: diagnosis}).Error()
+	unschedulable := func() (string, string, error) {
+		return s.postFilter(ctx, state, pod, &diagnosis, len(nodes))
 	}
 
 	// The scheduling queue admits a pod to a scheduling cycle only once
@@ -218,7 +247,10 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(status)
 		diagnosis.UnschedulablePlugins = rejecting
 		diagnosis.PreFilterMsg = status.Message()
-		return "", fitError(), nil
+		return unschedulable()
+	}
+	if name, err := s.nominatedNode(ctx, state, pod, &diagnosis); name != "" || err != nil {
+		return name, "", err
 	}
 
 	candidates := nodes
@@ -239,7 +271,7 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 	}
 	switch len(feasible) {
 	case 0:
-		return "", fitError(), nil
+		return unschedulable()
 	case 1:
 		return feasible[0].Node().Name, "", nil
 	}
@@ -269,17 +301,24 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 }
 
 // filter runs the Filter plugins for pod on every candidate node, in
-// order, and returns the feasible ones; each rejection is recorded in
-// diagnosis, as kube-scheduler's findNodesThatPassFilters does.
+// order, counting the pods nominated for a node with at least pod's
+// priority as placed there (RunFilterPluginsWithNominatedPods, which runs
+// the plugins once, as RunFilterPlugins, while no pod is nominated), and
+// returns the feasible ones; each rejection is recorded in diagnosis, as
+// kube-scheduler's findNodesThatPassFilters does.
 func (s *scheduler) filter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, candidates []*apiv1.Node,
 	diagnosis *schedframework.Diagnosis) ([]*schedframework.NodeInfo, error) {
 	var feasible []*schedframework.NodeInfo
+	runFilters := s.fwk.RunFilterPluginsWithNominatedPods
+	if s.preemption.nominator.empty() {
+		runFilters = s.fwk.RunFilterPlugins
+	}
 	for _, n := range candidates {
 		ni, err := s.lister.snap.Get(n.Name)
 		if err != nil {
 			return nil, fmt.Errorf("sim: scheduler snapshot lost node %s: %w", n.Name, err)
 		}
-		st := s.fwk.RunFilterPlugins(ctx, state, pod, ni)
+		st := runFilters(ctx, state, pod, ni)
 		if st.IsSuccess() {
 			feasible = append(feasible, ni)
 			continue

@@ -141,6 +141,12 @@ type Config struct {
 	// CA's final random tie-break, and the scheduler's choice among nodes
 	// with equal top score.
 	Seed int64
+	// ExpendablePodsPriorityCutoff is CA's
+	// --expendable-pods-priority-cutoff: a pod of a lower priority that may
+	// preempt is expendable, so CA scales up for none pending and leaves
+	// the bound ones out of its simulations (they block no scale-down);
+	// nil means -10.
+	ExpendablePodsPriorityCutoff *int
 	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
 	BalanceSimilarNodeGroups bool
 	// ScaleDownEnabled is CA's --scale-down-enabled; nil means true (CA's
@@ -177,7 +183,8 @@ type Result struct {
 	// final size.
 	NodeGroups []GroupSize
 	// Pods lists every pod that was pending at the start, or recreated by
-	// its controller after an eviction, and got bound, in binding order.
+	// its controller after an eviction or a preemption, and got bound, in
+	// binding order.
 	Pods []Placement
 	// Unschedulable lists the pods still pending at the end, in scheduling
 	// queue order.
@@ -189,6 +196,8 @@ type Result struct {
 	NodeGroupOf map[string]string
 	// BoundPods are all bound pods at the end, with Spec.NodeName set.
 	BoundPods []*apiv1.Pod
+	// Preemptions are the simulated kube-scheduler's preemptions, in order.
+	Preemptions []Preemption
 	// PersistentVolumes are the PVs at the end, sorted by name: the
 	// Scenario's, bound where a claim was bound to them, and those
 	// provisioned for claims.
@@ -312,6 +321,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxNodeProvisionTime == 0 {
 		cfg.MaxNodeProvisionTime = defaultMaxNodeProvisionTime
+	}
+	if cfg.ExpendablePodsPriorityCutoff == nil {
+		cfg.ExpendablePodsPriorityCutoff = ptrTo(DefaultExpendablePodsPriorityCutoff)
 	}
 	if cfg.ScaleDownEnabled == nil {
 		cfg.ScaleDownEnabled = ptrTo(true)
