@@ -234,6 +234,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		cancel()
 		return nil, err
 	}
+	sched.fullPreFilter = cfg.fullPreFilter
 	r.sched = sched
 	r.volumes.start(caCtx)
 	if err := r.runDaemonSets(ctx); err != nil {
