@@ -100,9 +100,13 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	sims, err := readSpreadsim(o.spreadsim)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	report(&buf, results, m, stats, o.command)
-	writeTargets(&buf, results)
+	writeTargets(&buf, results, sims)
 	if o.karpenter != "" {
 		if err := raceSection(&buf, results, o); err != nil {
 			return err
@@ -111,9 +115,7 @@ func run(o options) error {
 	if err := loopSection(&buf, o.loop); err != nil {
 		return err
 	}
-	if err := spreadsimSection(&buf, o.spreadsim); err != nil {
-		return err
-	}
+	writeSpreadsim(&buf, sims)
 	writeProfile(&buf, top)
 	if err := writeRaceProfiles(&buf, o.raceProfiles); err != nil {
 		return err

@@ -28,7 +28,7 @@ func TestSpreadsimSection(t *testing.T) {
 	out := buf.String()
 	assert.Contains(t, out, "| zone_2000p | 1.09 s | 0.55 s | 0.19 s | 0.29 s | 0.05 s | 2000 | 33 | 0 |")
 	assert.Contains(t, out, "| zone_10000p | 7.00 s | 3.00 s | 1.00 s | 2.60 s | 0.40 s | 10k | 159 | 0 |")
-	assert.Contains(t, out, "| growth: zone_10000p time vs zone_2000p time (fastest samples) | ≤ 6.00x | 6.449x | **no** |")
+	assert.Contains(t, out, "| spreadsim growth: zone_10000p time vs zone_2000p time (fastest samples) | ≤ 6.00x | 6.449x | **no** |")
 }
 
 // Without a ZoneSpread pair there is no target row, and without results no
