@@ -24,8 +24,10 @@ import (
 // leave its "global minimum" behind after several additions, so every
 // reuse ends with a refresh: AddPod then RemovePod of the pod itself on one
 // node of each node class (see nodeClassKey), which leaves every count as
-// it was and makes the minimum the least count again (each domain's count
-// passes through the minimum tracking).
+// it was and makes the two tracked minima the least and second-least
+// counts again, as PreFilter computes them (each domain's count passes
+// through the tracking), so PostFilter's AddPod and RemovePod start from
+// the same state too.
 //
 // The PreFilter states of a pod are a function of the pod and of the bound
 // pods alone when it has no claims and volumes the storage plugins read
