@@ -6,7 +6,8 @@
 // benchstat's statistics of the raw results. `make bench` runs it.
 //
 // `bench mix <case>` prints a race case (karpenter_<pods>p_<groups>g) as
-// spreadsim YAML instead.
+// spreadsim YAML instead; `bench spreadsim <file>` prints the spreadsim
+// section of BenchmarkSpreadsim output alone.
 package main
 
 import (
@@ -28,6 +29,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "mix" {
 		os.Exit(runMix(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "spreadsim" {
+		os.Exit(runSpreadsimSection(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var o options
 	flag.StringVar(&o.in, "in", "", "go test -bench output")
 	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "file to write")
@@ -40,6 +44,7 @@ func main() {
 	flag.StringVar(&o.capped, "capped", "", "file of \"timeout <case> <deadline>\" lines for the stock runs make bench stopped")
 	flag.StringVar(&o.raceProfiles, "race-profiles", "", "comma-separated <case>=<go tool pprof -top output> of spreadscale's race decisions")
 	flag.StringVar(&o.loop, "loop", "", "go test -bench BenchmarkLoop output (empty: no whole-loop section)")
+	flag.StringVar(&o.spreadsim, "spreadsim", "", "go test -bench BenchmarkSpreadsim output (empty: no spreadsim section)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -53,7 +58,7 @@ type options struct {
 	start                          int64
 	command, profile               string
 	karpenter, capped              string
-	raceProfiles, loop             string
+	raceProfiles, loop, spreadsim  string
 }
 
 func run(o options) error {
@@ -95,9 +100,13 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	sims, err := readSpreadsim(o.spreadsim)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	report(&buf, results, m, stats, o.command)
-	writeTargets(&buf, results)
+	writeTargets(&buf, results, sims)
 	if o.karpenter != "" {
 		if err := raceSection(&buf, results, o); err != nil {
 			return err
@@ -106,6 +115,7 @@ func run(o options) error {
 	if err := loopSection(&buf, o.loop); err != nil {
 		return err
 	}
+	writeSpreadsim(&buf, sims)
 	writeProfile(&buf, top)
 	if err := writeRaceProfiles(&buf, o.raceProfiles); err != nil {
 		return err

@@ -49,9 +49,13 @@ func TestTargetsTableJudgesEachRatio(t *testing.T) {
 	results, err := parse(strings.NewReader(sample))
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	writeTargets(&buf, results)
+	sims, err := parseSpreadsim(strings.NewReader(spreadsimSample))
+	require.NoError(t, err)
+	writeTargets(&buf, results, sims)
 	out := buf.String()
 	for _, want := range []string{
+		// zone_10000p 7 s against the faster zone_2000p sample, 1.09 s.
+		"| spreadsim growth: zone_10000p time vs zone_2000p time (fastest samples) | ≤ 6.00x | 6.449x | **no** |",
 		// stock median 50 s, spreadscale 15 s: 0.30x against 0.05x.
 		"| 5000n_2000p time vs stock | ≤ 0.05x | 0.300x | **no** |",
 		"| 500n_20000p time vs stock | ≤ 0.50x | not measured | – |",

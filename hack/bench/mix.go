@@ -1,19 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 
-	apiv1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spreadscale/spreadscale/test/bench"
 	"github.com/spreadscale/spreadscale/test/sim"
-	"github.com/spreadscale/spreadscale/test/sim/load"
 )
 
 // mixUsage is the usage of the mix subcommand.
@@ -76,10 +72,10 @@ func writeScenarioYAML(w io.Writer, name string, s sim.Scenario) error {
 	fmt.Fprintf(w, "#   go run ./cmd/spreadsim -f <this file> --expander topology-spread,price,least-waste\n")
 	docs := make([]any, 0, len(s.NodeGroups)+len(s.Pods))
 	for _, g := range s.NodeGroups {
-		docs = append(docs, nodeGroupDoc(g))
+		docs = append(docs, bench.NodeGroupDoc(g, nil))
 	}
 	for _, p := range s.Pods {
-		d, err := podDoc(p)
+		d, err := bench.PodDoc(p)
 		if err != nil {
 			return fmt.Errorf("%s: pod %s: %w", name, p.Name, err)
 		}
@@ -95,71 +91,4 @@ func writeScenarioYAML(w io.Writer, name string, s sim.Scenario) error {
 		}
 	}
 	return nil
-}
-
-// nodeGroupDoc is g as a NodeGroup object: its template with labels,
-// taints, capacity and allocatable only.
-func nodeGroupDoc(g sim.NodeGroup) map[string]any {
-	template := map[string]any{
-		"metadata": map[string]any{"labels": g.Template.Labels},
-		"status":   map[string]any{"capacity": g.Template.Status.Capacity, "allocatable": g.Template.Status.Allocatable},
-	}
-	if len(g.Template.Spec.Taints) > 0 {
-		template["spec"] = map[string]any{"taints": g.Template.Spec.Taints}
-	}
-	spec := map[string]any{"minSize": g.MinSize, "maxSize": g.MaxSize, "template": template}
-	if g.Price != nil {
-		spec["price"] = *g.Price
-	}
-	if len(g.DomainLabels) > 0 {
-		spec["domainLabels"] = g.DomainLabels
-	}
-	return map[string]any{
-		"apiVersion": load.APIVersion, "kind": "NodeGroup", "metadata": map[string]any{"name": g.Name}, "spec": spec,
-	}
-}
-
-// podDoc is p as a Pod object without its status and without the null
-// and empty fields its Go form prints.
-func podDoc(p *apiv1.Pod) (any, error) {
-	out := &apiv1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: *p.ObjectMeta.DeepCopy(),
-		Spec:       *p.Spec.DeepCopy(),
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, err
-	}
-	delete(doc, "status")
-	return pruned(doc), nil
-}
-
-// pruned drops the nulls, empty maps and empty lists of v, recursively.
-func pruned(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			if e = pruned(e); e == nil {
-				delete(t, k)
-			} else {
-				t[k] = e
-			}
-		}
-		if len(t) == 0 {
-			return nil
-		}
-	case []any:
-		if len(t) == 0 {
-			return nil
-		}
-		for i, e := range t {
-			t[i] = pruned(e)
-		}
-	}
-	return v
 }

@@ -65,8 +65,9 @@ var targets = []target{
 }
 
 // writeTargets appends the targets table: each ratio of medians, its limit
-// and whether this run meets it.
-func writeTargets(w io.Writer, results []result) {
+// and whether this run meets it, then spreadsim's growth target from the
+// BenchmarkSpreadsim runs sims.
+func writeTargets(w io.Writer, results []result, sims []spreadsimRun) {
 	sum, _ := summarize(results)
 	fmt.Fprintf(w, "\n## Targets\n\n")
 	fmt.Fprintf(w, "Ratios of the medians above (spreadscale / stock, or spreadscale / spreadscale for growth).\n\n")
@@ -82,5 +83,10 @@ func writeTargets(w io.Writer, results []result) {
 			met = "**no**"
 		}
 		fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", t.name, t.limit, r, met)
+	}
+	if g, ok := spreadsimGrowth(sims); ok {
+		fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", spreadsimGrowthName, spreadsimGrowthLimit, g, yesNo(g <= spreadsimGrowthLimit))
+	} else {
+		fmt.Fprintf(w, "| %s | ≤ %.2fx | not measured | – |\n", spreadsimGrowthName, spreadsimGrowthLimit)
 	}
 }

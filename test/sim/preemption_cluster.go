@@ -141,10 +141,13 @@ func (r *runner) currentLoop() int {
 }
 
 // unbind removes pod, deleted, from the pass's cache, as kube-scheduler's
-// cache drops a deleted pod.
+// cache drops a deleted pod. The kept PreFilter states only ever take pods
+// in (AddPod), so they are dropped: the next pod of each shape runs a full
+// PreFilter over the cache without pod.
 func (s *scheduler) unbind(ctx context.Context, pod *apiv1.Pod) error {
 	if err := s.pass.cache.RemovePod(klog.FromContext(ctx), cacheable(pod)); err != nil {
 		return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(pod), err)
 	}
+	s.pass.preFilters = newPreFilterStates()
 	return nil
 }

@@ -239,6 +239,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		cancel()
 		return nil, err
 	}
+	sched.fullPreFilter = cfg.fullPreFilter
 	r.sched = sched
 	if err := r.nominateQueued(ctx); err != nil {
 		r.close()

@@ -35,11 +35,17 @@ import (
 // every scheduling cycle (Cache.UpdateSnapshot): a pass (beginPass) loads
 // the nodes and bound pods once, and each pod the pass binds is added to
 // the cache (bind), so a cycle costs what changed, not the whole cluster.
+// The PreFilter states of a pod shape are computed once per pass and
+// brought up to date with the plugins' own AddPod for the next pods of
+// that shape (preFilterStates), so a pod does not pay PodTopologySpread's
+// count over every bound pod.
 type scheduler struct {
 	fwk    schedframework.Framework
 	lister *snapshotLister
 	rng    *rand.Rand
 	cancel context.CancelFunc
+	// fullPreFilter turns off the reuse of PreFilter states (Config).
+	fullPreFilter bool
 	// pass is the scheduling pass under way (nil before the first).
 	pass *schedulingPass
 	// preemption is what the DefaultPreemption plugin needs around it.
@@ -55,11 +61,13 @@ type scheduler struct {
 
 // schedulingPass is one pass of scheduling cycles over a fixed set of
 // nodes: the scheduler cache holding them and the bound pods, and the
-// nodes sorted by name.
+// nodes sorted by name, and the PreFilter states kept for the pass's pod
+// shapes.
 type schedulingPass struct {
-	cache  schedcache.Cache
-	nodes  []*apiv1.Node
-	cancel context.CancelFunc
+	cache      schedcache.Cache
+	nodes      []*apiv1.Node
+	cancel     context.CancelFunc
+	preFilters *preFilterStates
 }
 
 // snapshotLister serves the framework the snapshot of the current
@@ -169,7 +177,7 @@ func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []
 			return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(p), err)
 		}
 	}
-	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel}
+	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel, preFilters: newPreFilterStates()}
 	s.lowestPriority = math.MaxInt32
 	for _, p := range bound {
 		s.lowestPriority = min(s.lowestPriority, podPriority(p))
@@ -195,7 +203,7 @@ func (s *scheduler) bind(ctx context.Context, pod *apiv1.Pod) error {
 	if err := s.pass.cache.AddPod(klog.FromContext(ctx), cacheable(pod)); err != nil {
 		return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(pod), err)
 	}
-	return nil
+	return s.pass.preFilters.recordBind(pod)
 }
 
 // cacheable is pod as the scheduler cache takes it: the cache keys pods by
@@ -221,12 +229,12 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 		return "", "", fmt.Errorf("sim: scheduler snapshot: %w", err)
 	}
 	nodes := s.pass.nodes
-	state := schedframework.NewCycleState()
 	diagnosis := schedframework.Diagnosis{
 		NodeToStatus:         schedframework.NewDefaultNodeToStatus(),
 		UnschedulablePlugins: sets.New[string](),
 		PendingPlugins:       sets.New[string](),
 	}
+	var state *schedframework.CycleState
 	unschedulable := func() (string, string, error) {
 		return s.postFilter(ctx, state, pod, &diagnosis, len(nodes))
 	}
@@ -239,7 +247,7 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 			return "", st.Message(), nil
 		}
 	}
-	pre, status, rejecting := s.fwk.RunPreFilterPlugins(ctx, state, pod)
+	state, pre, status, rejecting := s.preFilter(ctx, pod)
 	if !status.IsSuccess() {
 		if !status.IsRejected() {
 			return "", "", fmt.Errorf("sim: scheduling pod %s: %w", podKey(pod), status.AsError())

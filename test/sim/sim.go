@@ -166,6 +166,10 @@ type Config struct {
 	// Timings, when set, receives the wall-clock time of the run's parts
 	// (see Timings).
 	Timings *Timings
+	// fullPreFilter runs kube-scheduler's PreFilter plugins in full for
+	// every pod, never reusing a pod shape's states (preFilterStates); for
+	// the tests that compare both.
+	fullPreFilter bool
 }
 
 // scaleDownEnabled reports whether the configuration runs CA's scale-down

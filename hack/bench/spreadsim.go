@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// spreadsimRE matches "BenchmarkSpreadsim/<case>[-procs] <iterations> <value> <unit>...".
+var spreadsimRE = regexp.MustCompile(`^BenchmarkSpreadsim/([^/\s]+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// spreadsimGrowth is the linear-growth target of spreadsim's cost per
+// pending pod: ZoneSpread at 10,000 pending pods against 2,000 (5x the
+// pods) takes at most spreadsimGrowthLimit times the time.
+const (
+	spreadsimGrowthBig, spreadsimGrowthSmall = "zone_10000p", "zone_2000p"
+	spreadsimGrowthLimit                     = 6.0
+)
+
+// spreadsimRun is one BenchmarkSpreadsim result: a dump's metrics.
+type spreadsimRun struct {
+	Case    string
+	Metrics map[string]float64
+}
+
+// parseSpreadsim reads BenchmarkSpreadsim result lines (units ns/op,
+// load-s/op, runonce-s/op, scheduler-s/op, other-s/op, bound/op, nodes/op
+// and pending/op); a case's later samples follow its first.
+func parseSpreadsim(r io.Reader) ([]spreadsimRun, error) {
+	var out []spreadsimRun
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := spreadsimRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		metrics, err := parseMetrics(m[2])
+		if err != nil {
+			return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
+		}
+		out = append(out, spreadsimRun{Case: m[1], Metrics: metrics})
+	}
+	return out, sc.Err()
+}
+
+// readSpreadsim reads the BenchmarkSpreadsim output in path ("": none).
+func readSpreadsim(path string) ([]spreadsimRun, error) {
+	text, err := readOptional(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseSpreadsim(strings.NewReader(text))
+}
+
+// spreadsimSection writes the spreadsim section from the BenchmarkSpreadsim
+// output in path ("" or no result: none).
+func spreadsimSection(w io.Writer, path string) error {
+	runs, err := readSpreadsim(path)
+	if err != nil {
+		return err
+	}
+	writeSpreadsim(w, runs)
+	return nil
+}
+
+// writeSpreadsim writes a row per sample of each dump, split into loading
+// and validating the YAML, CA's RunOnce, the simulated scheduler's passes
+// and the rest, then the growth target from the fastest sample of each
+// ZoneSpread size.
+func writeSpreadsim(w io.Writer, runs []spreadsimRun) {
+	if len(runs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## spreadsim on a cluster dump\n\n")
+	fmt.Fprintf(w, "`BenchmarkSpreadsim` (test/bench): a dump written as spreadsim YAML (`bench.WriteDump`), loaded\n")
+	fmt.Fprintf(w, "and validated (test/sim/load) and simulated in spreadscale mode with scale-down off until every pod\n")
+	fmt.Fprintf(w, "is bound or nothing changes. `5000n_5000p`: the reference cluster at 5,000 nodes with 50,000 bound\n")
+	fmt.Fprintf(w, "and 5,000 pending pods (40 Deployments, zone and hostname spread); `zone_<n>p`: n pending pods of\n")
+	fmt.Fprintf(w, "10 Deployments with one zone spread each, 3 groups of 32-CPU nodes (`bench.ZoneSpread`). *Other*:\n")
+	fmt.Fprintf(w, "building CA and the scheduler, and the result. One row per sample.\n\n")
+	fmt.Fprintf(w, "| dump | total | load and validate | CA RunOnce | scheduler passes (not CA) | other | pods bound | nodes added | pending |\n")
+	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range runs {
+		m := r.Metrics
+		cells := []string{r.Case, duration(m["ns/op"])}
+		for _, unit := range []string{"load-s/op", "runonce-s/op", "scheduler-s/op", "other-s/op"} {
+			cells = append(cells, fmt.Sprintf("%.2f s", m[unit]))
+		}
+		cells = append(cells, count(m["bound/op"]), count(m["nodes/op"]), count(m["pending/op"]))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	g, ok := spreadsimGrowth(runs)
+	if !ok {
+		return
+	}
+	fmt.Fprintf(w, "\n| target | limit | this run | met |\n|---|---:|---:|---|\n")
+	fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", spreadsimGrowthName, spreadsimGrowthLimit, g, yesNo(g <= spreadsimGrowthLimit))
+}
+
+// spreadsimGrowthName names the growth target in the tables.
+const spreadsimGrowthName = "spreadsim growth: " + spreadsimGrowthBig + " time vs " + spreadsimGrowthSmall + " time (fastest samples)"
+
+// spreadsimGrowth is the fastest sample of spreadsimGrowthBig over the
+// fastest of spreadsimGrowthSmall; false when runs lack either.
+func spreadsimGrowth(runs []spreadsimRun) (float64, bool) {
+	fastest := map[string]float64{}
+	for _, r := range runs {
+		if f, ok := fastest[r.Case]; !ok || r.Metrics["ns/op"] < f {
+			fastest[r.Case] = r.Metrics["ns/op"]
+		}
+	}
+	big, ok1 := fastest[spreadsimGrowthBig]
+	small, ok2 := fastest[spreadsimGrowthSmall]
+	if !ok1 || !ok2 || small == 0 {
+		return 0, false
+	}
+	return big / small, true
+}
+
+// runSpreadsimSection is `bench spreadsim <file>`: it prints the spreadsim
+// section of the BenchmarkSpreadsim output in file to w and returns the
+// exit code (2 for bad arguments).
+func runSpreadsimSection(args []string, w, errw io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(errw, "bench: usage: bench spreadsim <go test -bench BenchmarkSpreadsim output>")
+		return 2
+	}
+	if err := spreadsimSection(w, args[0]); err != nil {
+		fmt.Fprintln(errw, "bench:", err)
+		return 1
+	}
+	return 0
+}

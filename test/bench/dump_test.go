@@ -1,0 +1,57 @@
+package bench
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/spreadscale/spreadscale/test/sim/load"
+)
+
+// A written dump loads back (test/sim/load) into the same nodes, each in
+// its group, the same bound and pending pods with their spread
+// constraints, and the same groups.
+func TestWrittenDumpLoadsBackAsTheCluster(t *testing.T) {
+	s := Generate(Params{Nodes: 30, Pending: 20, Deployments: 2, Spread: true, Groups: 12})
+	var dump bytes.Buffer
+	require.NoError(t, WriteDump(&dump, s))
+
+	got, err := load.Parse(&dump)
+	require.NoError(t, err)
+	require.Len(t, got.Nodes, len(s.Nodes))
+	for _, n := range s.Nodes {
+		assert.Equal(t, s.NodeGroupOf[n.Name], got.NodeGroupOf[n.Name], "node %s", n.Name)
+	}
+	require.Len(t, got.NodeGroups, len(s.NodeGroups))
+	for i, g := range s.NodeGroups {
+		assert.Equal(t, g.Name, got.NodeGroups[i].Name)
+		assert.Equal(t, g.MaxSize, got.NodeGroups[i].MaxSize)
+	}
+	require.Len(t, got.Pods, len(s.Pods))
+	for i, p := range s.Pods {
+		assert.Equal(t, p.Name, got.Pods[i].Name)
+		assert.Equal(t, p.Spec.NodeName, got.Pods[i].Spec.NodeName)
+		assert.Equal(t, p.Spec.TopologySpreadConstraints, got.Pods[i].Spec.TopologySpreadConstraints)
+	}
+}
+
+// ZoneSpread's pods belong to 10 Deployments round-robin, each with one
+// zone constraint selecting its own pods.
+func TestZoneSpreadPodsSpreadOverZonesPerDeployment(t *testing.T) {
+	s := ZoneSpread(30)
+	require.Len(t, s.Pods, 30)
+	require.Len(t, s.NodeGroups, len(Zones))
+	apps := map[string]int{}
+	for _, p := range s.Pods {
+		require.Len(t, p.Spec.TopologySpreadConstraints, 1)
+		c := p.Spec.TopologySpreadConstraints[0]
+		assert.Equal(t, p.Labels["app"], c.LabelSelector.MatchLabels["app"])
+		apps[p.Labels["app"]]++
+	}
+	assert.Len(t, apps, 10)
+	for app, n := range apps {
+		assert.Equal(t, 3, n, app)
+	}
+}
