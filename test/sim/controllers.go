@@ -12,8 +12,6 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // controllers are the controller objects CA's listers serve.
@@ -167,7 +165,7 @@ func (r *runner) evictPods(keys []string, now time.Time) []string {
 			r.pending = append(r.pending, np)
 		}
 	}
-	topology.SortQueueOrder(r.pending)
+	sortSchedulingQueue(r.pending)
 	return keys
 }
 

@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubernetes/pkg/controller/daemon"
 	daemonutil "k8s.io/kubernetes/pkg/controller/daemon/util"
-
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // runDaemonSets does what the DaemonSet controller does for every node
@@ -65,7 +63,7 @@ func (r *runner) runDaemonSets(ctx context.Context) error {
 			if node == "" {
 				r.schedReason[podKey(p)] = why
 				r.pending = append(r.pending, p)
-				topology.SortQueueOrder(r.pending)
+				sortSchedulingQueue(r.pending)
 				continue
 			}
 			p.Spec.NodeName = node

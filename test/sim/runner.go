@@ -217,7 +217,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		// schedules it (skipPodSchedule) and CA never helps it
 		// (kube_util.UnschedulablePods leaves out deleted pods).
 	}
-	topology.SortQueueOrder(r.pending)
+	sortSchedulingQueue(r.pending)
 	r.namer = newNodeNamer(s.NodeGroups, r.nodes)
 	r.callbacks.reset()
 	r.refreshListers()
