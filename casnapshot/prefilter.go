@@ -42,12 +42,13 @@ import (
 // again.
 //
 // Every change of CA's snapshot goes through the Cluster, which reports it
-// here: added (a pod), fork and revert (a probe's scratch level), reset
-// (the planner's Reset).
+// here: added (a pod) and reset (the planner's Reset). fork and revert
+// bracket a probe's scratch node, which CA's snapshot never holds: the
+// pods on it are logged (addedOn) and taken out of the states again.
 type preFilters struct {
 	fw *framework.Handle
 	// log are the pods added to the snapshot since the last reset, in
-	// order; while forked, those from forkAt on were added in the fork.
+	// order; while forked, those from forkAt on are on the scratch node.
 	log    []addedPod
 	forkAt int
 	forked bool
