@@ -149,5 +149,6 @@ func (s *scheduler) unbind(ctx context.Context, pod *apiv1.Pod) error {
 		return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(pod), err)
 	}
 	s.pass.preFilters = newPreFilterStates()
+	s.pass.failures.changes++
 	return nil
 }

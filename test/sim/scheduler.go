@@ -68,6 +68,7 @@ type schedulingPass struct {
 	nodes      []*apiv1.Node
 	cancel     context.CancelFunc
 	preFilters *preFilterStates
+	failures   *shapeFailures
 }
 
 // snapshotLister serves the framework the snapshot of the current
@@ -177,7 +178,7 @@ func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []
 			return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(p), err)
 		}
 	}
-	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel, preFilters: newPreFilterStates()}
+	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel, preFilters: newPreFilterStates(), failures: newShapeFailures()}
 	s.lowestPriority = math.MaxInt32
 	for _, p := range bound {
 		s.lowestPriority = min(s.lowestPriority, podPriority(p))
@@ -200,6 +201,7 @@ func (s *scheduler) endPass() {
 func (s *scheduler) bind(ctx context.Context, pod *apiv1.Pod) error {
 	s.preemption.nominator.DeleteNominatedPodIfExists(pod)
 	s.lowestPriority = min(s.lowestPriority, podPriority(pod))
+	s.pass.failures.changes++
 	if err := s.pass.cache.AddPod(klog.FromContext(ctx), cacheable(pod)); err != nil {
 		return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(pod), err)
 	}
@@ -219,12 +221,28 @@ func cacheable(pod *apiv1.Pod) *apiv1.Pod {
 }
 
 // schedule returns the node kube-scheduler would bind pod to in the
+// current pass, or "" and the scheduler's failure message: a scheduling
+// cycle (cycle), or the failure of the pod's shape remembered while
+// nothing changed (shapeFailures).
+func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, string, error) {
+	if msg, ok := s.rememberedFailure(pod); ok {
+		return "", msg, nil
+	}
+	at := s.pass.failures.changes
+	node, msg, err := s.cycle(ctx, pod)
+	if err == nil && node == "" && pod.Status.NominatedNodeName == "" {
+		s.rememberFailure(pod, at, msg)
+	}
+	return node, msg, err
+}
+
+// cycle returns the node kube-scheduler would bind pod to in the
 // current pass (beginPass), or "" and the scheduler's failure message
 // ("0/N nodes are available: ..."). A pod with a nominated node that fits
 // binds there; a pod no node fits runs the PostFilter plugins
 // (postFilter), whose DefaultPreemption may delete lower-priority pods and
 // nominate a node for it.
-func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, string, error) {
+func (s *scheduler) cycle(ctx context.Context, pod *apiv1.Pod) (string, string, error) {
 	if err := s.pass.cache.UpdateSnapshot(klog.FromContext(ctx), s.lister.snap); err != nil {
 		return "", "", fmt.Errorf("sim: scheduler snapshot: %w", err)
 	}
