@@ -3,7 +3,7 @@ package sim
 import apiv1 "k8s.io/api/core/v1"
 
 // shapeFailures remembers, within a pass, the failure message of each pod
-// shape (preFilterShape: namespace, labels and spec) that no node fitted,
+// shape (podShape: namespace, labels, annotations and spec) that no node fitted,
 // with the pass's change count at the time. A later pod of that shape
 // fails with the same message while nothing changed: every plugin of its
 // scheduling cycle reads only the pod's shape and the cache (no bind, no
@@ -27,7 +27,7 @@ func newShapeFailures() *shapeFailures {
 	return &shapeFailures{byShape: map[string]shapeFailure{}}
 }
 
-// remembered returns the message of pod's shape's failure, if nothing
+// rememberedFailure returns the message of pod's shape's failure, if nothing
 // changed since it and the pod would take the same path.
 func (s *scheduler) rememberedFailure(pod *apiv1.Pod) (string, bool) {
 	shape, ok := s.failureShape(pod)
@@ -52,12 +52,12 @@ func (s *scheduler) rememberFailure(pod *apiv1.Pod, at uint64, message string) {
 }
 
 // failureShape is pod's shape when its failure may be remembered: a shape
-// (preFilterShape), no nominated node (its own or any other pod's), and a
+// (podShape), no nominated node (its own or any other pod's), and a
 // PostFilter that finds no victim without a dry run (see postFilter).
 func (s *scheduler) failureShape(pod *apiv1.Pod) (string, bool) {
 	if s.fullPreFilter || s.alwaysDryRun || pod.Status.NominatedNodeName != "" || s.lowestPriority < podPriority(pod) ||
 		!s.preemption.nominator.empty() {
 		return "", false
 	}
-	return preFilterShape(pod)
+	return podShape(pod)
 }

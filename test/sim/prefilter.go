@@ -218,16 +218,11 @@ func usesNodeIdentity(pod *apiv1.Pod) bool {
 }
 
 // preFilterShape returns the key under which pod's PreFilter states may be
-// kept: the pod without what no PreFilter plugin reads (name, uid, times,
-// owners, spec.nodeName, status conditions), protobuf-encoded. It returns
-// false for a pod whose states are computed in full every time: one
-// without a DoNotSchedule topology spread constraint (PreFilter is cheap
-// then), being deleted, with claims or volumes the storage plugins read,
-// or with a DoNotSchedule constraint that does not select the pod itself.
+// kept: its podShape. It returns false for a pod whose states are computed
+// in full every time: one without podShape, without a DoNotSchedule
+// topology spread constraint (PreFilter is cheap then), or with a
+// DoNotSchedule constraint that does not select the pod itself.
 func preFilterShape(pod *apiv1.Pod) (string, bool) {
-	if pod.DeletionTimestamp != nil || len(pod.Spec.ResourceClaims) > 0 || usesStorage(pod) {
-		return "", false
-	}
 	spreads := false
 	for _, c := range pod.Spec.TopologySpreadConstraints {
 		if c.WhenUnsatisfiable != apiv1.DoNotSchedule {
@@ -242,7 +237,19 @@ func preFilterShape(pod *apiv1.Pod) (string, bool) {
 	if !spreads {
 		return "", false
 	}
-	shape := apiv1.Pod{
+	return podShape(pod)
+}
+
+// podShape returns what the scheduler's plugins read from pod, as a key:
+// the pod without its name, uid, times, owners, spec.nodeName and status
+// conditions, protobuf-encoded. False for a pod whose plugins read more
+// than the pod: being deleted, with claims or volumes the storage plugins
+// read.
+func podShape(pod *apiv1.Pod) (string, bool) {
+	if pod.DeletionTimestamp != nil || len(pod.Spec.ResourceClaims) > 0 || usesStorage(pod) {
+		return "", false
+	}
+	key := apiv1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Labels: pod.Labels, Annotations: pod.Annotations},
 		Spec:       pod.Spec,
 		Status: apiv1.PodStatus{
@@ -253,8 +260,8 @@ func preFilterShape(pod *apiv1.Pod) (string, bool) {
 			EphemeralContainerStatuses: pod.Status.EphemeralContainerStatuses,
 		},
 	}
-	shape.Spec.NodeName = ""
-	b, err := shape.Marshal()
+	key.Spec.NodeName = ""
+	b, err := key.Marshal()
 	if err != nil {
 		return "", false
 	}
