@@ -1,4 +1,4 @@
-// Package casnapshot is the one implementation of topology.Cluster: the
+// Package casnapshot is the one implementation of planner.Cluster: the
 // planner's view of cluster-autoscaler's ClusterSnapshot, where the real
 // scheduler framework's filters check every placement. It holds the node
 // views node-local pods are checked on, the pods whose addition to the
@@ -15,10 +15,10 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
-// Cluster is topology.Cluster over CA's ClusterSnapshot: the real
+// Cluster is planner.Cluster over CA's ClusterSnapshot: the real
 // scheduler framework filters on the real and upcoming nodes plus the nodes
 // planned so far, each built from its group's sanitized template NodeInfo
 // (daemon set pods included).
@@ -207,7 +207,7 @@ func (c *Cluster) checkView(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, n
 // the outcome of one PreFilter serves its checks on every node and view,
 // whatever changes between them.
 func (c *Cluster) isAlone(pod *apiv1.Pod) bool {
-	return c.alone != nil && !topology.HasRequiredPodAffinity(pod) && !topology.HasRequiredPodAntiAffinity(pod) &&
+	return c.alone != nil && !planner.HasRequiredPodAffinity(pod) && !planner.HasRequiredPodAntiAffinity(pod) &&
 		c.local(pod) && !c.anti.touches(pod)
 }
 

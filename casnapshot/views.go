@@ -7,7 +7,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/store"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // nodeViews are one-node ClusterSnapshots, one per node the planner checks
@@ -115,7 +115,7 @@ func (v *nodeViews) addPod(pod *apiv1.Pod, node string) {
 // view's pods, so checking it on each of a thousand views runs a thousand
 // PreFilters, where the shared one runs once per pod and change.
 func (c *Cluster) checksLocally(pod *apiv1.Pod) bool {
-	return c.views != nil && c.local(pod) && !topology.HasRequiredPodAntiAffinity(pod) && !c.anti.reaches(pod)
+	return c.views != nil && c.local(pod) && !planner.HasRequiredPodAntiAffinity(pod) && !c.anti.reaches(pod)
 }
 
 // view returns the view of an existing or planned node, created from CA's

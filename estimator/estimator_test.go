@@ -13,7 +13,7 @@ import (
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
 	"github.com/spreadscale/spreadscale/plan"
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // fallbackCalls counts the groups the fallback estimator was asked about.
@@ -37,13 +37,13 @@ func TestEstimateReadsThePlanForItsGroupsOnly(t *testing.T) {
 		byID[ng.Id()] = ng
 	}
 	p1, p2, p3 := BuildTestPod("p1", 500, 0), BuildTestPod("p2", 500, 0), BuildTestPod("p3", 500, 0)
-	tp := &topology.Plan{NewNodes: map[string]int{"ng-a": 2, "ng-b": 1}, Placements: []topology.Placement{
+	tp := &planner.Plan{NewNodes: map[string]int{"ng-a": 2, "ng-b": 1}, Placements: []planner.Placement{
 		{Pod: p1, Node: "ng-a-new-1", Group: "ng-a", NewNode: true},
 		{Pod: p2, Node: "ng-a-new-2", Group: "ng-a", NewNode: true},
 		{Pod: p3, Node: "ng-b-new-1", Group: "ng-b", NewNode: true},
 	}}
 	for _, pl := range tp.Placements {
-		tp.Nodes = append(tp.Nodes, &topology.PlannedNode{Name: pl.Node, Group: pl.Group})
+		tp.Nodes = append(tp.Nodes, &planner.PlannedNode{Name: pl.Node, Group: pl.Group})
 	}
 	current := &plan.Current{}
 	fallback := fallbackCalls{}

@@ -13,7 +13,7 @@ import (
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
 	"github.com/spreadscale/spreadscale/plan"
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // groups returns test provider node groups by id.
@@ -28,10 +28,10 @@ func groups(ids ...string) map[string]cloudprovider.NodeGroup {
 }
 
 func planOf(newNodes map[string]int, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *plan.LoopPlan {
-	p := &topology.Plan{NewNodes: newNodes}
+	p := &planner.Plan{NewNodes: newNodes}
 	for g, n := range newNodes {
 		for i := 0; i < n; i++ {
-			p.Nodes = append(p.Nodes, &topology.PlannedNode{Name: g, Group: g})
+			p.Nodes = append(p.Nodes, &planner.PlannedNode{Name: g, Group: g})
 		}
 	}
 	return plan.NewLoopPlan(p, byID, capTotal)

@@ -7,7 +7,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // LoopPlan is the scale-up plan of one CA loop: which groups grow by how
@@ -15,21 +15,21 @@ import (
 // built once, by PlanLoop, and never modified afterwards; the estimator, the
 // expander filter and the balancer all read the same value.
 type LoopPlan struct {
-	plan   *topology.Plan
+	plan   *planner.Plan
 	groups map[string]cloudprovider.NodeGroup
 	// order lists the plan's groups, the one CA should scale as its best
 	// option first (see LoopInputs.CapTotal), then by planned nodes, then id.
 	order  []string
 	placed []*apiv1.Pod
 	// facts are the facts the planner derived from the pods.
-	facts *topology.PodFacts
+	facts *planner.PodFacts
 }
 
 // NewLoopPlan wraps the engine's plan as a loop's plan; byID holds every
 // group the plan may scale and capTotal is LoopInputs.CapTotal (nil: no
 // cap). PlanLoop builds loop plans this way; it is exported for adapters'
 // tests.
-func NewLoopPlan(plan *topology.Plan, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *LoopPlan {
+func NewLoopPlan(plan *planner.Plan, byID map[string]cloudprovider.NodeGroup, capTotal func(string, int) int) *LoopPlan {
 	lp := &LoopPlan{plan: plan, groups: map[string]cloudprovider.NodeGroup{}}
 	for id := range plan.NewNodes {
 		lp.groups[id] = byID[id]
@@ -108,7 +108,7 @@ func (l *LoopPlan) Placed() []*apiv1.Pod {
 
 // Topology returns the engine's plan: placements, planned nodes and the
 // reasons of the pods it cannot help. Callers must not modify it.
-func (l *LoopPlan) Topology() *topology.Plan {
+func (l *LoopPlan) Topology() *planner.Plan {
 	if l == nil {
 		return nil
 	}
@@ -118,9 +118,9 @@ func (l *LoopPlan) Topology() *topology.Plan {
 // Facts returns the memo of what the planning derived from the pods (their
 // classes, spec encodings), for adapters that need the same facts; a new
 // one for a plan built without it.
-func (l *LoopPlan) Facts() *topology.PodFacts {
+func (l *LoopPlan) Facts() *planner.PodFacts {
 	if l == nil || l.facts == nil {
-		return topology.NewPodFacts()
+		return planner.NewPodFacts()
 	}
 	return l.facts
 }

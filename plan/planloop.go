@@ -12,6 +12,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
 	"github.com/spreadscale/spreadscale/casnapshot"
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -44,7 +45,7 @@ type LoopInputs struct {
 	MaxNodesTotal, MaxNewNodes int
 	BinpackingDuration         time.Duration
 	// Resources are --cores-total, --memory-total and --gpu-total (nil: none).
-	Resources topology.ResourceLimits
+	Resources planner.ResourceLimits
 	// CapTotal returns how many of total nodes CA's resource limits let it
 	// add when they are all counted as nodes of group (CA checks a scale-up's
 	// node count against its best option's template). The plan asks CA to
@@ -69,7 +70,7 @@ type LoopInputs struct {
 // a DoNotSchedule topology spread constraint (CA then runs exactly as stock).
 //
 // All pending pods are planned together, in kube-scheduler's queue order, by
-// topology.PlanScaleUp over every scalable group's template: the spread
+// planner.PlanScaleUp over every scalable group's template: the spread
 // decides how many pods each domain gets; pods without hard constraints use
 // the room the plan's nodes leave, then new nodes. Which group of a domain
 // realizes the domain's pods is the Chooser's decision: a first plan gives
@@ -92,18 +93,18 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	in.Snapshot.Fork()
 	defer in.Snapshot.Revert()
 
-	req := topology.Request{
+	req := planner.Request{
 		Universe: u,
 		Pending:  in.Pending,
 		Defaults: in.Defaults,
 		Limits:   limits(in),
 		Cluster:  cluster,
 		NodeName: cluster.NodeName,
-		Facts:    topology.NewPodFacts(),
+		Facts:    planner.NewPodFacts(),
 	}
 	r := newRanking(u.Groups, in, byID, templates, cluster, req.Facts)
 	req.Rank = r.rank
-	plan, err := topology.PlanScaleUp(req)
+	plan, err := planner.PlanScaleUp(req)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 			return nil, err
 		}
 		req.Limits = limits(in) // a fresh binpacking deadline for the final plan
-		if plan, err = topology.PlanScaleUp(req); err != nil {
+		if plan, err = planner.PlanScaleUp(req); err != nil {
 			return nil, err
 		}
 	}
@@ -184,8 +185,8 @@ func universe(in LoopInputs) (*topology.Universe, map[string]cloudprovider.NodeG
 
 // limits are the plan's node and resource limits; the binpacking duration
 // bounds one planning pass from now, as CA bounds one group's estimation.
-func limits(in LoopInputs) topology.Limits {
-	l := topology.Limits{MaxNodesTotal: in.MaxNodesTotal, MaxNewNodes: in.MaxNewNodes, Resources: in.Resources}
+func limits(in LoopInputs) planner.Limits {
+	l := planner.Limits{MaxNodesTotal: in.MaxNodesTotal, MaxNewNodes: in.MaxNewNodes, Resources: in.Resources}
 	if d := in.BinpackingDuration; d > 0 {
 		deadline := time.Now().Add(d)
 		l.AllowNode = func(string) bool { return time.Now().Before(deadline) }

@@ -15,7 +15,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // group describes a node group of the test cluster: its zone, template CPU
@@ -137,13 +137,13 @@ func TestPlanLoopHonoursResourceLimits(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, lp.TotalNewNodes())
 	require.Len(t, lp.Topology().Unplaced, 3)
-	assert.Equal(t, topology.ReasonResourceLimit, lp.Topology().Unplaced[0].Reason.Kind)
+	assert.Equal(t, planner.ReasonResourceLimit, lp.Topology().Unplaced[0].Reason.Kind)
 }
 
-// cores is a cores-only topology.ResourceLimits: left millicores, per node.
+// cores is a cores-only planner.ResourceLimits: left millicores, per node.
 type cores struct{ left, per int64 }
 
-func (c cores) Budget() topology.ResourceBudget { b := c; return &b }
+func (c cores) Budget() planner.ResourceBudget { b := c; return &b }
 func (c *cores) Exceeded(_ string, n int) []string {
 	if int64(n)*c.per > c.left {
 		return []string{"cpu"}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
 	"github.com/spreadscale/spreadscale/casnapshot"
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -37,10 +38,10 @@ type ranking struct {
 	nodeGroups map[string]cloudprovider.NodeGroup
 	templates  map[string]*framework.NodeInfo
 	cluster    *casnapshot.Cluster
-	facts      *topology.PodFacts
+	facts      *planner.PodFacts
 
 	// position of each group inside its domain, per class (from choose).
-	position map[topology.ClassKey]map[string]int
+	position map[planner.ClassKey]map[string]int
 	perNode  map[perNodeKey]int
 
 	// byShape is set while choose may share probes and orders between
@@ -51,19 +52,19 @@ type ranking struct {
 	chooserShapes bool
 	shapeOrders   map[shapeOrderKey]int // index in orders
 	shapeProbes   map[shapeProbeKey]shapeProbe
-	shapes        map[topology.ClassKey]classShape
+	shapes        map[planner.ClassKey]classShape
 
 	// positionKey identifies each class's positions by the orders that
 	// set them; ranks are the ranks computed so far, by domain keys and
 	// position key: classes with the same ones share a rank.
-	positionKey map[topology.ClassKey]string
+	positionKey map[planner.ClassKey]string
 	// orders are the orders computed, each identified by its index.
 	orders [][]string
 	ranks  map[string]map[string]int
 }
 
 type perNodeKey struct {
-	class topology.ClassKey
+	class planner.ClassKey
 	group string
 }
 
@@ -90,11 +91,11 @@ type shapeProbe struct {
 	per, limit int
 }
 
-func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *topology.PodFacts) *ranking {
+func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *planner.PodFacts) *ranking {
 	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
-		templates: templates, cluster: c, position: map[topology.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
+		templates: templates, cluster: c, position: map[planner.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
 		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey]int{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
-		shapes: map[topology.ClassKey]classShape{}, positionKey: map[topology.ClassKey]string{}, ranks: map[string]map[string]int{}}
+		shapes: map[planner.ClassKey]classShape{}, positionKey: map[planner.ClassKey]string{}, ranks: map[string]map[string]int{}}
 }
 
 // domainKeys returns the sorted topology keys of pod's DoNotSchedule
@@ -113,7 +114,7 @@ func domainOf(labels map[string]string, keys []string) (string, bool) {
 	return topology.ComboKey(labels, keys)
 }
 
-// rank implements topology.Request.Rank: position in the domain, then the
+// rank implements planner.Request.Rank: position in the domain, then the
 // domain, then the group id, as one number (lower first). The result is
 // shared between classes with the same domain keys and positions; the
 // planner only reads it.
@@ -158,7 +159,7 @@ func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 // choose orders, with the Chooser, the groups of every domain in which the
 // first plan opened nodes for a class, and reports whether any domain had a
 // choice to make (then the plan is computed again with these positions).
-func (r *ranking) choose(first *topology.Plan) bool {
+func (r *ranking) choose(first *planner.Plan) bool {
 	nodeLabels := map[string]map[string]string{}
 	for _, pn := range first.Nodes {
 		nodeLabels[pn.Name] = pn.Node.Labels
@@ -168,8 +169,8 @@ func (r *ranking) choose(first *topology.Plan) bool {
 		keys     []string
 		pods     map[string][]*apiv1.Pod // by domain
 	}
-	shares := map[topology.ClassKey]*share{}
-	var classes []topology.ClassKey
+	shares := map[planner.ClassKey]*share{}
+	var classes []planner.ClassKey
 	for _, pl := range first.Placements {
 		if !pl.NewNode {
 			continue
@@ -239,7 +240,7 @@ func (r *ranking) choose(first *topology.Plan) bool {
 // the share, come after, by id. Each choice runs the user's expanders over
 // every option left, so ordering all of a zone's many groups would cost the
 // square of their number for nothing.
-func (r *ranking) order(class topology.ClassKey, exemplar *apiv1.Pod, candidates []*topology.Group, share []*apiv1.Pod) []string {
+func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates []*topology.Group, share []*apiv1.Pod) []string {
 	var options []caexpander.Option
 	var rest []string
 	for _, g := range candidates {
@@ -277,7 +278,7 @@ func (r *ranking) order(class topology.ClassKey, exemplar *apiv1.Pod, candidates
 // option is the expansion option CA would build for group g and the share:
 // the nodes of g the share needs and the pods they hold. False when g's
 // template holds no pod of the class or g has no room.
-func (r *ranking) option(class topology.ClassKey, exemplar *apiv1.Pod, g *topology.Group, share []*apiv1.Pod) (caexpander.Option, bool) {
+func (r *ranking) option(class planner.ClassKey, exemplar *apiv1.Pod, g *topology.Group, share []*apiv1.Pod) (caexpander.Option, bool) {
 	room := g.Max - g.Size
 	if room <= 0 {
 		return caexpander.Option{}, false
@@ -301,7 +302,7 @@ func (r *ranking) option(class topology.ClassKey, exemplar *apiv1.Pod, g *topolo
 
 // probe is podsPerNode for the exemplar, shared between pods of the same
 // shape while byShape holds.
-func (r *ranking) probe(class topology.ClassKey, exemplar *apiv1.Pod, g *topology.Group, limit int) int {
+func (r *ranking) probe(class planner.ClassKey, exemplar *apiv1.Pod, g *topology.Group, limit int) int {
 	shape, shaped := r.classShape(class, exemplar)
 	if !shaped {
 		return r.cluster.PodsPerNode(exemplar, g, limit, hostCap(exemplar, r.defaults))
@@ -319,7 +320,7 @@ func (r *ranking) probe(class topology.ClassKey, exemplar *apiv1.Pod, g *topolog
 }
 
 // classShape is shapeOf the class's exemplar, computed once per class.
-func (r *ranking) classShape(class topology.ClassKey, exemplar *apiv1.Pod) (podShape, bool) {
+func (r *ranking) classShape(class planner.ClassKey, exemplar *apiv1.Pod) (podShape, bool) {
 	if !r.byShape {
 		return podShape{}, false
 	}
@@ -339,7 +340,7 @@ type classShape struct {
 // sameShape reports whether every pod of a share has the exemplar's spec
 // (then also its filtered spec, the shape's): the options built for the
 // share then carry pods whose requests are the exemplar's. Specs are
-// compared by the planning's interned ids (topology.PodFacts.SpecID).
+// compared by the planning's interned ids (planner.PodFacts.SpecID).
 func (r *ranking) sameShape(pods []*apiv1.Pod, exemplar *apiv1.Pod) bool {
 	want := r.facts.SpecID(exemplar)
 	for _, pod := range pods {

@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/spreadscale/spreadscale/casnapshot"
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -37,7 +38,7 @@ func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 		return podShape{}, false
 	}
 	shape := podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults)}
-	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) || r.cluster.AntiAffinityReaches(pod) {
+	if planner.HasRequiredPodAffinity(pod) || planner.HasRequiredPodAntiAffinity(pod) || r.cluster.AntiAffinityReaches(pod) {
 		shape.labels = labels.Set(pod.Labels).String()
 	}
 	return shape, true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spreadscale/spreadscale/casnapshot"
 	"github.com/spreadscale/spreadscale/plan"
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -30,7 +31,7 @@ import (
 // pod of a group the group's status; the estimator reads the plan, not the
 // pods. So, unless the scale-up is all-or-nothing (which compares the
 // number of pods an option helps with the number handed over), only the
-// first of the pods alike — same class (topology.ClassOf: namespace,
+// first of the pods alike — same class (planner.ClassOf: namespace,
 // controller and labels, or namespace, labels and spec for pods without a
 // controller), same spec, and both placed or both not — is handed over, and restore
 // gives the others its status: CA's grouping of tens of thousands of
@@ -48,8 +49,8 @@ type decidedPods struct {
 
 // alikeKey identifies pending pods CA's status treats alike.
 type alikeKey struct {
-	class  topology.ClassKey
-	spec   int // topology.PodFacts.SpecID
+	class  planner.ClassKey
+	spec   int // planner.PodFacts.SpecID
 	placed bool
 }
 

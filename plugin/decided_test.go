@@ -15,6 +15,7 @@ import (
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 
 	"github.com/spreadscale/spreadscale/plan"
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -45,9 +46,9 @@ func zoneDefaults() *topology.Defaults {
 
 // placing is a loop plan that places the given pods on one new node of ng.
 func placing(pods ...*apiv1.Pod) *plan.LoopPlan {
-	tp := &topology.Plan{NewNodes: map[string]int{"ng": 1}}
+	tp := &planner.Plan{NewNodes: map[string]int{"ng": 1}}
 	for _, p := range pods {
-		tp.Placements = append(tp.Placements, topology.Placement{Pod: p, Node: "ng-new-1", Group: "ng", NewNode: true})
+		tp.Placements = append(tp.Placements, planner.Placement{Pod: p, Node: "ng-new-1", Group: "ng", NewNode: true})
 	}
 	return plan.NewLoopPlan(tp, map[string]cloudprovider.NodeGroup{}, nil)
 }

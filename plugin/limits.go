@@ -5,12 +5,12 @@ import (
 
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/resource"
 
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
-var _ topology.ResourceLimits = &resourceBudget{}
+var _ planner.ResourceLimits = &resourceBudget{}
 
-// resourceBudget is topology.ResourceLimits over CA's resource manager: the
+// resourceBudget is planner.ResourceLimits over CA's resource manager: the
 // cores, memory and GPUs left under --cores-total, --memory-total and
 // --gpu-total (resource.Manager.ResourcesLeft) and each group's per-node
 // delta (resource.Manager.DeltaForNode), checked the way CA checks a group
@@ -20,8 +20,8 @@ type resourceBudget struct {
 	delta map[string]resource.Delta
 }
 
-// Budget implements topology.ResourceLimits.
-func (b *resourceBudget) Budget() topology.ResourceBudget {
+// Budget implements planner.ResourceLimits.
+func (b *resourceBudget) Budget() planner.ResourceBudget {
 	return &budgetRound{left: maps.Clone(b.left), delta: b.delta}
 }
 
@@ -31,7 +31,7 @@ type budgetRound struct {
 	delta map[string]resource.Delta
 }
 
-// Exceeded implements topology.ResourceBudget.
+// Exceeded implements planner.ResourceBudget.
 func (r *budgetRound) Exceeded(group string, n int) []string {
 	d, ok := r.delta[group]
 	if !ok {
@@ -47,7 +47,7 @@ func (r *budgetRound) Exceeded(group string, n int) []string {
 	return nil
 }
 
-// Take implements topology.ResourceBudget.
+// Take implements planner.ResourceBudget.
 func (r *budgetRound) Take(group string, n int) {
 	for name, v := range r.delta[group] {
 		if left, ok := r.left[name]; ok && left != resource.LimitUnknown {

@@ -40,7 +40,7 @@ var (
 	degradedPods = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: "spreadscale", Name: "plan_degraded_total",
 		Help: "Pending pods a bound on the planner's work left pending, by cause: replan_rounds, final_view, " +
-			"share_order, share_bands or share_fill (see topology.DegradeCause). Each such pod's reason names the cause.",
+			"share_order, share_bands or share_fill (see planner.DegradeCause). Each such pod's reason names the cause.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"cause"})
 

@@ -19,9 +19,9 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/spreadscale/spreadscale/plan"
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/processors"
 	"github.com/spreadscale/spreadscale/scaledown"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 func TestValidateFlags(t *testing.T) {
@@ -190,11 +190,11 @@ func TestMetricsAreServedFromTheLegacyRegistry(t *testing.T) {
 // pending adds them to spreadscale_plan_degraded_total under their cause.
 func TestDegradedPlansAreCountedByCause(t *testing.T) {
 	RegisterMetrics()
-	before, err := testutil.GetCounterMetricValue(degradedPods.WithLabelValues(string(topology.DegradedFinalView)))
+	before, err := testutil.GetCounterMetricValue(degradedPods.WithLabelValues(string(planner.DegradedFinalView)))
 	require.NoError(t, err)
-	tp := &topology.Plan{NewNodes: map[string]int{}, Degraded: map[topology.DegradeCause]int{topology.DegradedFinalView: 2}}
+	tp := &planner.Plan{NewNodes: map[string]int{}, Degraded: map[planner.DegradeCause]int{planner.DegradedFinalView: 2}}
 	recordPlan(plan.NewLoopPlan(tp, nil, nil), time.Millisecond)
-	after, err := testutil.GetCounterMetricValue(degradedPods.WithLabelValues(string(topology.DegradedFinalView)))
+	after, err := testutil.GetCounterMetricValue(degradedPods.WithLabelValues(string(planner.DegradedFinalView)))
 	require.NoError(t, err)
 	assert.Equal(t, 2.0, after-before)
 }

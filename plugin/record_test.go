@@ -11,7 +11,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 
 	"github.com/spreadscale/spreadscale/plan"
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // TestRewriteStatusLeavesCAsListsAlone: the plan places a on a new node of
@@ -25,11 +25,11 @@ func TestRewriteStatusLeavesCAsListsAlone(t *testing.T) {
 	provider.AddNodeGroup("ng", 0, 10, 1)
 	ng := provider.GetNodeGroup("ng")
 	a, b := replica("a", "web"), replica("b", "web")
-	tp := &topology.Plan{
+	tp := &planner.Plan{
 		NewNodes:   map[string]int{"ng": 1},
-		Nodes:      []*topology.PlannedNode{{Name: "ng-new-1", Group: "ng", Pods: []*apiv1.Pod{a}}},
-		Placements: []topology.Placement{{Pod: a, Node: "ng-new-1", Group: "ng", NewNode: true}},
-		Unplaced:   []topology.Unplaced{{Pod: b, Reason: &topology.Reason{Kind: topology.ReasonMaxSize}}},
+		Nodes:      []*planner.PlannedNode{{Name: "ng-new-1", Group: "ng", Pods: []*apiv1.Pod{a}}},
+		Placements: []planner.Placement{{Pod: a, Node: "ng-new-1", Group: "ng", NewNode: true}},
+		Unplaced:   []planner.Unplaced{{Pod: b, Reason: &planner.Reason{Kind: planner.ReasonMaxSize}}},
 	}
 	rec := loopRecord{
 		plan:        plan.NewLoopPlan(tp, map[string]cloudprovider.NodeGroup{"ng": ng}, nil),

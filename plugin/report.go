@@ -10,7 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/plan"
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // planReason is one reason of spreadscale's, as CA's status processors read
@@ -71,7 +71,7 @@ func reconcile(rec loopRecord, st *status.ScaleUpStatus) {
 	}
 	// The pods of a class the plan's limits capped share one reason:
 	// format it once.
-	text := map[*topology.Reason]string{}
+	text := map[*planner.Reason]string{}
 	for _, u := range tp.Unplaced {
 		why, ok := text[u.Reason]
 		if !ok {

@@ -11,7 +11,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 
 	"github.com/spreadscale/spreadscale/plan"
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 func TestBalancerSplitsThePlan(t *testing.T) {
@@ -24,10 +24,10 @@ func TestBalancerSplitsThePlan(t *testing.T) {
 	for _, g := range p.NodeGroups() {
 		byID[g.Id()] = g
 	}
-	tp := &topology.Plan{NewNodes: map[string]int{"ng-a": 3, "ng-b": 2, "ng-c": 2}}
+	tp := &planner.Plan{NewNodes: map[string]int{"ng-a": 3, "ng-b": 2, "ng-c": 2}}
 	for g, n := range tp.NewNodes {
 		for i := 0; i < n; i++ {
-			tp.Nodes = append(tp.Nodes, &topology.PlannedNode{Name: g, Group: g})
+			tp.Nodes = append(tp.Nodes, &planner.PlannedNode{Name: g, Group: g})
 		}
 	}
 	current := &plan.Current{}
@@ -77,10 +77,10 @@ func TestPlanGroupsOffersOnlyThePlansGroups(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, []string{"ng-a", "ng-b", "ng-c"}, ids(), "no plan: every group")
-	current.Set(plan.NewLoopPlan(&topology.Plan{NewNodes: map[string]int{}}, byID, nil))
+	current.Set(plan.NewLoopPlan(&planner.Plan{NewNodes: map[string]int{}}, byID, nil))
 	assert.Equal(t, []string{"ng-a", "ng-b", "ng-c"}, ids(), "a plan without nodes: every group")
-	tp := &topology.Plan{NewNodes: map[string]int{"ng-c": 1, "ng-a": 1},
-		Nodes: []*topology.PlannedNode{{Name: "x", Group: "ng-c"}, {Name: "y", Group: "ng-a"}}}
+	tp := &planner.Plan{NewNodes: map[string]int{"ng-c": 1, "ng-a": 1},
+		Nodes: []*planner.PlannedNode{{Name: "x", Group: "ng-c"}, {Name: "y", Group: "ng-a"}}}
 	current.Set(plan.NewLoopPlan(tp, byID, nil))
 	assert.Equal(t, []string{"ng-a", "ng-c"}, ids(), "the plan's groups, in CA's order")
 }

@@ -50,42 +50,51 @@ func (c *Counts) AdmitNew(node *v1.Node) *Rejection {
 	return c.admit(node, true, true)
 }
 
-// rejected is what admit returns without detail: a rejection whose numbers
-// the caller does not read.
-var rejected = &Rejection{}
-
-// admit is Admit (isNew false) or AdmitNew; without detail a rejection is
-// the shared value rejected, so that deciding allocates nothing.
-func (c *Counts) admit(node *v1.Node, isNew, detail bool) *Rejection {
-	return c.admitPart(node, isNew, detail, allConstraints)
+// Admits is the verdict of Admit (isNew false) or AdmitNew (isNew true)
+// restricted to the constraints of part, without the rejection's detail:
+// deciding allocates nothing. The verdict over AllConstraints is the
+// conjunction of the verdicts over PerNodeConstraints and
+// SharedConstraints.
+func (c *Counts) Admits(node *v1.Node, isNew bool, part ConstraintPart) bool {
+	return c.admitPart(node, isNew, false, part) == nil
 }
 
-// constraintPart selects hard constraints by their topology key.
-type constraintPart int
+// rejected is what admitPart returns without detail: a rejection whose
+// numbers the caller does not read.
+var rejected = &Rejection{}
+
+// admit is Admit (isNew false) or AdmitNew, over every constraint.
+func (c *Counts) admit(node *v1.Node, isNew, detail bool) *Rejection {
+	return c.admitPart(node, isNew, detail, AllConstraints)
+}
+
+// ConstraintPart selects hard constraints by their topology key.
+type ConstraintPart int
 
 const (
-	allConstraints constraintPart = iota
-	// perNodeConstraints have the hostname key: every node is a domain of
+	// AllConstraints are every hard constraint.
+	AllConstraints ConstraintPart = iota
+	// PerNodeConstraints have the hostname key: every node is a domain of
 	// its own.
-	perNodeConstraints
-	// sharedConstraints have any other key (DomainKeys): the nodes with
+	PerNodeConstraints
+	// SharedConstraints have any other key (DomainKeys): the nodes with
 	// the same values of those keys share their verdict.
-	sharedConstraints
+	SharedConstraints
 )
 
-func (p constraintPart) has(con *Constraint) bool {
+func (p ConstraintPart) has(con *Constraint) bool {
 	switch p {
-	case perNodeConstraints:
+	case PerNodeConstraints:
 		return con.TopologyKey == v1.LabelHostname
-	case sharedConstraints:
+	case SharedConstraints:
 		return con.TopologyKey != v1.LabelHostname
 	}
 	return true
 }
 
-// admitPart is admit restricted to the constraints of part; admit is the
-// conjunction of its perNodeConstraints and sharedConstraints parts.
-func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part constraintPart) *Rejection {
+// admitPart is admit restricted to the constraints of part; without
+// detail a rejection is the shared value rejected.
+func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part ConstraintPart) *Rejection {
 	s := c.spread
 	newDomain := isNew && hasAllKeys(node, s.Hard)
 	for i := range s.Hard {
@@ -102,7 +111,7 @@ func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part constraintPar
 		}
 		d := &c.per[i]
 		minMatch, domains := d.min, len(d.count)
-		if newDomain && s.counted(node, con) {
+		if newDomain && s.Includes(node, con) {
 			if _, known := d.count[v]; !known {
 				domains++
 				if domains == 1 || minMatch > 0 {
@@ -110,15 +119,33 @@ func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part constraintPar
 				}
 			}
 		}
-		minMatch = minMatchNum(minMatch, domains, int(con.MinDomains))
+		minMatch = MinMatchNum(minMatch, domains, int(con.MinDomains))
 		self := c.self[i]
 		match := d.count[v]
-		if exceedsSkew(match, self, minMatch, int(con.MaxSkew)) {
+		if ExceedsSkew(match, self, minMatch, int(con.MaxSkew)) {
 			if !detail {
 				return rejected
 			}
 			return &Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey, Domain: v,
 				MatchNum: match, SelfMatch: self, MinMatch: minMatch, MaxSkew: con.MaxSkew}
+		}
+	}
+	return nil
+}
+
+// Violation is the first hard constraint whose count on node's domain, the
+// pod already counted there, exceeds the global minimum by more than
+// maxSkew (the skew inequality with selfMatch 0), nil when none does. The
+// rejection reports the count without the pod and its selfMatch apart.
+func (c *Counts) Violation(node *v1.Node) *Rejection {
+	s := c.spread
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		value := node.Labels[con.TopologyKey]
+		match, lo := c.per[i].count[value], c.MinMatchNum(i)
+		if ExceedsSkew(match, 0, lo, int(con.MaxSkew)) {
+			return &Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey, Domain: value,
+				MatchNum: match - c.self[i], SelfMatch: c.self[i], MinMatch: lo, MaxSkew: con.MaxSkew}
 		}
 	}
 	return nil

@@ -12,18 +12,20 @@ import (
 // plan's nodes and pods to. It is safe for concurrent use.
 type baseCounts struct {
 	mu    sync.Mutex
-	bySig map[spreadSignature]*Counts
+	bySig map[Signature]*Counts
 }
 
-// countOf returns a copy of Count(s), counted once per signature.
-func (u *Universe) countOf(s *Spread) *Counts {
-	sig := signature(s)
+// CountOnce returns Count(s), counted once per signature (SignatureOf):
+// every call returns a copy of its own, which the caller may add nodes and
+// pods to.
+func (u *Universe) CountOnce(s *Spread) *Counts {
+	sig := SignatureOf(s)
 	u.base.mu.Lock()
 	c, ok := u.base.bySig[sig]
 	if !ok {
 		c = u.Count(s)
 		if u.base.bySig == nil {
-			u.base.bySig = map[spreadSignature]*Counts{}
+			u.base.bySig = map[Signature]*Counts{}
 		}
 		u.base.bySig[sig] = c
 	}

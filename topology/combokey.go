@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,7 +15,7 @@ func DomainKeys(s *Spread) []string {
 	var keys []string
 	for i := range s.Hard {
 		k := s.Hard[i].TopologyKey
-		if k != v1.LabelHostname && !contains(keys, k) {
+		if k != v1.LabelHostname && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -37,7 +38,7 @@ func ComboKey(labels map[string]string, keys []string) (string, bool) {
 	return strings.Join(values, "\x00"), true
 }
 
-// comboValues splits a ComboKey into its values.
-func comboValues(key string) []string {
+// ComboValues splits a ComboKey into its values.
+func ComboValues(key string) []string {
 	return strings.Split(key, "\x00")
 }

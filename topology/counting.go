@@ -1,6 +1,9 @@
 package topology
 
 import (
+	"iter"
+	"maps"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
@@ -18,22 +21,46 @@ func hasAllKeys(node *v1.Node, cs []Constraint) bool {
 	return true
 }
 
-// counted reports whether node's domain is counted for constraint c of this
-// pod, given that it carries all keys: under nodeAffinityPolicy Honor the
-// node must match the pod's nodeSelector and required node affinity; under
-// nodeTaintsPolicy Honor it must have no NoSchedule/NoExecute taint the pod
-// does not tolerate.
-func (s *Spread) counted(node *v1.Node, c *Constraint) bool {
-	if c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor {
-		// The plugin ignores parse errors here, as do we.
-		if ok, _ := s.affinity.Match(node); !ok {
-			return false
-		}
+// CarriesKeys reports whether node carries every topology key of s's hard
+// constraints: the plugin ignores a node lacking any of them, for counting
+// and for placing.
+func (s *Spread) CarriesKeys(node *v1.Node) bool { return hasAllKeys(node, s.Hard) }
+
+// Includes reports whether node's domain is counted for constraint c of
+// this pod (the constraint's node inclusion policies), given that it
+// carries all keys: under nodeAffinityPolicy Honor the node must match the
+// pod's nodeSelector and required node affinity; under nodeTaintsPolicy
+// Honor it must have no NoSchedule/NoExecute taint the pod does not
+// tolerate.
+func (s *Spread) Includes(node *v1.Node, c *Constraint) bool {
+	if c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && !s.MatchesNodeAffinity(node) {
+		return false
 	}
-	if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor && untolerated(s.Pod, node) {
+	if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor && Untolerated(s.Pod, node) {
 		return false
 	}
 	return true
+}
+
+// IncludedByAll reports whether every hard constraint of s counts node's
+// domains (Includes): a node the spread does not count is one the pod's
+// own node affinity or tolerations keep it off.
+func (s *Spread) IncludedByAll(node *v1.Node) bool {
+	for i := range s.Hard {
+		if !s.Includes(node, &s.Hard[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// MatchesNodeAffinity reports whether node matches the pod's nodeSelector
+// and required node affinity (what NodeAffinity's Filter and
+// nodeAffinityPolicy Honor apply). Parse errors are ignored, as the plugin
+// ignores them.
+func (s *Spread) MatchesNodeAffinity(node *v1.Node) bool {
+	ok, _ := s.affinity.Match(node)
+	return ok
 }
 
 // matches reports whether existing counts for constraint c of pod s: same
@@ -100,7 +127,8 @@ func (d *domainCounts) inc(value string) {
 type Counts struct {
 	spread *Spread
 	per    []domainCounts
-	// changes counts the domains and matching pods added since Count.
+	// changes counts the domains and matching pods added since Count
+	// (Version).
 	changes int
 	// self is, per constraint, 1 when the pod matches its selector (the
 	// same for every pod sharing the Counts: see signature).
@@ -127,7 +155,7 @@ func (u *Universe) count(s *Spread, removed map[string]bool) *Counts {
 			continue
 		}
 		for i := range s.Hard {
-			if s.counted(n.Node, &s.Hard[i]) {
+			if s.Includes(n.Node, &s.Hard[i]) {
 				c.per[i].ensure(n.Labels[s.Hard[i].TopologyKey])
 			}
 		}
@@ -143,7 +171,7 @@ func (u *Universe) count(s *Spread, removed map[string]bool) *Counts {
 			if removed[n.Name] {
 				return
 			}
-			if matches(s, con, ref.pod) && hasAllKeys(n, s.Hard) && s.counted(n, con) {
+			if matches(s, con, ref.pod) && hasAllKeys(n, s.Hard) && s.Includes(n, con) {
 				c.per[i].inc(ref.node.Labels[con.TopologyKey])
 			}
 		})
@@ -153,13 +181,13 @@ func (u *Universe) count(s *Spread, removed map[string]bool) *Counts {
 
 // AddNode adds a node and its pods to the counts.
 func (c *Counts) AddNode(n *Node) {
-	if !c.addDomains(n) {
+	if !c.AddDomains(n) {
 		return
 	}
 	s := c.spread
 	for i := range s.Hard {
 		con := &s.Hard[i]
-		if !s.counted(n.Node, con) {
+		if !s.Includes(n.Node, con) {
 			continue
 		}
 		for _, p := range n.Pods {
@@ -170,16 +198,17 @@ func (c *Counts) AddNode(n *Node) {
 	}
 }
 
-// addDomains counts n's domains (a domain without a matching pod counts 0)
-// and reports whether n is eligible (carries every key).
-func (c *Counts) addDomains(n *Node) bool {
+// AddDomains counts n's domains (a domain without a matching pod counts 0)
+// and reports whether n is eligible (carries every key); n's pods are not
+// counted.
+func (c *Counts) AddDomains(n *Node) bool {
 	s := c.spread
 	if !hasAllKeys(n.Node, s.Hard) {
 		return false
 	}
 	for i := range s.Hard {
 		con := &s.Hard[i]
-		if s.counted(n.Node, con) {
+		if s.Includes(n.Node, con) {
 			c.per[i].ensure(n.Labels[con.TopologyKey])
 			c.changes++
 		}
@@ -195,7 +224,7 @@ func (c *Counts) AddPod(p *v1.Pod, n *Node) {
 	}
 	for i := range s.Hard {
 		con := &s.Hard[i]
-		if !matches(s, con, p) || !s.counted(n.Node, con) {
+		if !matches(s, con, p) || !s.Includes(n.Node, con) {
 			continue
 		}
 		c.per[i].inc(n.Labels[con.TopologyKey])
@@ -203,11 +232,12 @@ func (c *Counts) AddPod(p *v1.Pod, n *Node) {
 	}
 }
 
-// raises is the number of times a global minimum of part's constraints
+// MinRaises is the number of times a global minimum of part's constraints
 // rose. Nothing else can turn a rejection by those constraints into an
 // admission: counts only grow, and a new domain counts 0, which never
-// raises a minimum (nor does reaching minDomains with it).
-func (c *Counts) raises(part constraintPart) int {
+// raises a minimum (nor does reaching minDomains with it). A cache of
+// rejections by part stays valid while MinRaises(part) is unchanged.
+func (c *Counts) MinRaises(part ConstraintPart) int {
 	n := 0
 	for i := range c.per {
 		if part.has(&c.spread.Hard[i]) {
@@ -224,17 +254,60 @@ func (c *Counts) MatchNum(i int, value string) int { return c.per[i].count[value
 // Domains returns the number of counted domains of constraint i.
 func (c *Counts) Domains(i int) int { return len(c.per[i].count) }
 
+// DomainsAtMin is the number of counted domains of constraint i whose
+// count is the smallest.
+func (c *Counts) DomainsAtMin(i int) int { return c.per[i].atMin }
+
+// HasDomain reports whether value is a counted domain of constraint i.
+func (c *Counts) HasDomain(i int, value string) bool {
+	_, ok := c.per[i].count[value]
+	return ok
+}
+
+// DomainCounts yields every counted domain of constraint i with its
+// matching count, in no particular order. The counts must not change
+// while it runs.
+func (c *Counts) DomainCounts(i int) iter.Seq2[string, int] { return maps.All(c.per[i].count) }
+
+// SelfMatch is 1 when the pod matches the selector of constraint i (it
+// counts itself once placed), else 0.
+func (c *Counts) SelfMatch(i int) int { return c.self[i] }
+
+// Spread is the spread the counts are of.
+func (c *Counts) Spread() *Spread { return c.spread }
+
+// Version is a number that grows whenever the counts change (a domain or
+// a matching pod added): a cache of verdicts from these counts stays valid
+// while it is unchanged.
+func (c *Counts) Version() int { return c.changes }
+
+// MayCount reports whether some hard constraint of the counts may count
+// pods with pod's namespace and labels (its selector matches them).
+func (c *Counts) MayCount(pod *v1.Pod) bool {
+	s := c.spread
+	if pod.Namespace != s.Pod.Namespace {
+		return false
+	}
+	set := labels.Set(pod.Labels)
+	for i := range s.Hard {
+		if sel := s.Hard[i].Selector; !sel.Empty() && sel.Matches(set) {
+			return true
+		}
+	}
+	return false
+}
+
 // MinMatchNum returns constraint i's global minimum as Filter uses it: the
 // smallest count over counted domains, or 0 when there are fewer counted
 // domains than minDomains.
 func (c *Counts) MinMatchNum(i int) int {
 	d := &c.per[i]
-	return minMatchNum(d.min, len(d.count), int(c.spread.Hard[i].MinDomains))
+	return MinMatchNum(d.min, len(d.count), int(c.spread.Hard[i].MinDomains))
 }
 
-// untolerated reports whether node has a NoSchedule/NoExecute taint pod does
-// not tolerate (what TaintToleration rejects).
-func untolerated(pod *v1.Pod, node *v1.Node) bool {
+// Untolerated reports whether node has a NoSchedule/NoExecute taint pod
+// does not tolerate (what TaintToleration rejects).
+func Untolerated(pod *v1.Pod, node *v1.Node) bool {
 	_, bad := v1helper.FindMatchingUntoleratedTaint(node.Spec.Taints, pod.Spec.Tolerations, helper.DoNotScheduleTaintsFilterFunc())
 	return bad
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -161,7 +162,7 @@ func TestDifferentialPlanner(t *testing.T) {
 		u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
 		require.NoError(t, err, "seed %d: NewUniverse", c.seed)
 		cluster := &exCluster{}
-		plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: c.pending,
+		plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: c.pending,
 			Defaults: cfgs[c.cfg].defaults, Cluster: cluster})
 		require.NoError(t, err, "seed %d: PlanScaleUp", c.seed)
 		placed += len(plan.Placements)

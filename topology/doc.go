@@ -1,7 +1,11 @@
-// Package topology is spreadscale's spread engine: the exact semantics of
-// kube-scheduler v1.33.1's PodTopologySpread plugin, evaluated over a domain
-// universe that includes node groups scaled to zero, and a scale-up planner
-// built on it. It does not import cluster-autoscaler.
+// Package topology is spreadscale's spread semantics: the exact rules of
+// kube-scheduler v1.33.1's PodTopologySpread plugin (constraints and their
+// defaults, inclusion policies, counting, admission, the global minimum,
+// the skew inequality, the hostname cap, the combination key), evaluated
+// over a domain universe that includes node groups scaled to zero. The
+// scale-up search built on it is package planner; scale-down reads only
+// this package. It imports neither cluster-autoscaler nor any other
+// package of spreadscale.
 //
 // # Two views of the same cluster
 //
@@ -15,10 +19,10 @@
 // The planning view adds every node-group template as a possible domain, size
 // zero included. A domain is realized when it has at least one eligible node
 // in the scheduler view, and possible when it could only be reached by
-// scaling a group. The planner (PlanScaleUp) uses the planning view to decide where
-// to open nodes, and checks every placement it makes in the scheduler view
-// that will hold once those nodes exist: a zero-size domain counts only after
-// the plan gives it a node.
+// scaling a group. The planner (planner.PlanScaleUp) uses the planning view
+// to decide where to open nodes, and checks every placement it makes in the
+// scheduler view that will hold once those nodes exist: a zero-size domain
+// counts only after the plan gives it a node.
 //
 // # Rules mirrored from the scheduler
 //

@@ -18,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -310,7 +311,7 @@ func (c *exCluster) Reset() error {
 // order, must pass PodTopologySpread's Filter on the cluster of the
 // existing nodes plus the nodes planned so far, with the pods placed
 // before it bound.
-func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *topology.Plan) []string {
+func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
 	tb.Helper()
 	index := map[string]int{}
 	for i, pn := range plan.Nodes {
@@ -339,11 +340,11 @@ func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.
 
 // exPlan plans pending over the cluster and returns the plan and where
 // each pod was placed.
-func exPlan(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, groups []*topology.Group, pending ...*v1.Pod) (*topology.Plan, map[string]string) {
+func exPlan(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, groups []*topology.Group, pending ...*v1.Pod) (*planner.Plan, map[string]string) {
 	t.Helper()
 	u, err := topology.NewUniverse(nodes, pods, groups, nil)
 	require.NoError(t, err)
-	plan, err := topology.PlanScaleUp(topology.Request{Universe: u, Pending: pending, Cluster: &exCluster{}})
+	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Cluster: &exCluster{}})
 	require.NoError(t, err)
 	placed := map[string]string{}
 	for _, pl := range plan.Placements {

@@ -175,7 +175,7 @@ func pixReference(u *Universe, s *Spread) []map[string]int {
 		ref[i] = map[string]int{}
 		con := &s.Hard[i]
 		for _, n := range u.Nodes {
-			if !hasAllKeys(n.Node, s.Hard) || !s.counted(n.Node, con) {
+			if !hasAllKeys(n.Node, s.Hard) || !s.Includes(n.Node, con) {
 				continue
 			}
 			v := n.Labels[con.TopologyKey]

@@ -35,7 +35,7 @@ func (u *Universe) CountAfterRemoval(s *Spread, removed map[string]bool) *Counts
 			continue
 		}
 		for _, n := range u.Nodes {
-			if !removed[n.Name] || !hasAllKeys(n.Node, s.Hard) || !s.counted(n.Node, con) {
+			if !removed[n.Name] || !hasAllKeys(n.Node, s.Hard) || !s.Includes(n.Node, con) {
 				continue
 			}
 			value := n.Labels[con.TopologyKey]
@@ -60,7 +60,7 @@ func (u *Universe) KeepsDomain(s *Spread, removed map[string]bool) bool {
 		}
 		lost := map[string]bool{}
 		for _, n := range u.Nodes {
-			if removed[n.Name] && hasAllKeys(n.Node, s.Hard) && s.counted(n.Node, con) {
+			if removed[n.Name] && hasAllKeys(n.Node, s.Hard) && s.Includes(n.Node, con) {
 				lost[n.Labels[con.TopologyKey]] = true
 			}
 		}
@@ -68,7 +68,7 @@ func (u *Universe) KeepsDomain(s *Spread, removed map[string]bool) bool {
 			continue
 		}
 		for _, n := range u.Nodes {
-			if !removed[n.Name] && hasAllKeys(n.Node, s.Hard) && s.counted(n.Node, con) {
+			if !removed[n.Name] && hasAllKeys(n.Node, s.Hard) && s.Includes(n.Node, con) {
 				delete(lost, n.Labels[con.TopologyKey])
 			}
 		}
@@ -91,7 +91,7 @@ func (u *Universe) templateCarries(s *Spread, con *Constraint, value string) boo
 		if t == nil || t.Labels[con.TopologyKey] != value || !hasKeysButHostname(t, s.Hard) {
 			continue
 		}
-		if s.counted(t, con) {
+		if s.Includes(t, con) {
 			return true
 		}
 	}

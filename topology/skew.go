@@ -2,40 +2,61 @@ package topology
 
 import v1 "k8s.io/api/core/v1"
 
-// The two rules of podtopologyspread's Filter, each in one place: every
-// admission, share, band and final-view check of this package goes
+// The rules of podtopologyspread's Filter, each in one place: every
+// admission, share, band, cap and final-view check of spreadscale goes
 // through them.
 
-// minMatchNum is a constraint's global minimum (the plugin's minMatchNum):
+// MinMatchNum is a constraint's global minimum (the plugin's minMatchNum):
 // smallest, the smallest matching count over the eligible domains, or 0
 // while fewer domains than minDomains are eligible.
-func minMatchNum(smallest, domains, minDomains int) int {
+func MinMatchNum(smallest, domains, minDomains int) int {
 	if domains < minDomains {
 		return 0
 	}
 	return smallest
 }
 
-// exceedsSkew is the skew inequality Filter rejects a domain on: its
+// ExceedsSkew is the skew inequality Filter rejects a domain on: its
 // matching pods, plus the incoming pod when it matches its own selector
 // (selfMatch, 0 or 1), exceed the global minimum by more than maxSkew.
-func exceedsSkew(match, selfMatch, minMatch, maxSkew int) bool {
+func ExceedsSkew(match, selfMatch, minMatch, maxSkew int) bool {
 	return match+selfMatch-minMatch > maxSkew
 }
 
+// hostCap is the most pods matching a hostname constraint one node may
+// hold when the incoming pod matches the constraint's selector: the skew
+// inequality admits a pod while match + 1 - minMatch <= maxSkew, so the
+// node ends at no more than maxSkew + minMatch matching pods.
+func hostCap(maxSkew, minMatch int) int { return maxSkew + minMatch }
+
 // NewNodeHostCap is the most pods like s.Pod one new, empty node takes
 // under s's hard hostname constraints, -1 when none limits it: the
-// smallest maxSkew of the constraints that count the pod itself (a
-// non-empty selector it matches). On a new node the global minimum over
-// nodes is 0 while some eligible node has no matching pod, so the skew
-// inequality caps the node's matching pods at maxSkew.
+// smallest hostname cap of the constraints that count the pod itself (a
+// non-empty selector it matches), at global minimum 0. On a new node the
+// global minimum over nodes is 0 while some eligible node has no matching
+// pod.
 func (s *Spread) NewNodeHostCap() int {
 	limit := -1
 	for i := range s.Hard {
 		con := &s.Hard[i]
-		if con.TopologyKey == v1.LabelHostname && matches(s, con, s.Pod) {
-			limit = capMin(limit, int(con.MaxSkew))
+		if con.TopologyKey != v1.LabelHostname || !matches(s, con, s.Pod) {
+			continue
+		}
+		if c := hostCap(int(con.MaxSkew), 0); limit < 0 || c < limit {
+			limit = c
 		}
 	}
 	return limit
+}
+
+// HostnameCap is the most pods one node takes under the hostname
+// constraint i when the scheduler sees the counted nodes: the hostname cap
+// at the current global minimum (a bound: a new node comes at 0 and can
+// lower it), -1 when no node is counted or the pod does not match the
+// constraint's selector.
+func (c *Counts) HostnameCap(i int) int {
+	if len(c.per[i].count) == 0 || c.self[i] == 0 {
+		return -1
+	}
+	return hostCap(int(c.spread.Hard[i].MaxSkew), c.MinMatchNum(i))
 }

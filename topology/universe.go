@@ -59,7 +59,7 @@ type Universe struct {
 	Groups []*Group
 	byName map[string]*Node
 	indexState
-	// base memoizes Count per spread signature (see countOf).
+	// base memoizes Count per spread signature (see CountOnce).
 	base baseCounts
 }
 

@@ -7,17 +7,17 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/orchestrator"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 
-	"github.com/spreadscale/spreadscale/topology"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // plannerKinds are the kinds of spreadscale's planner reasons. The plugin
 // files a planner reason in CA's status as "<kind>: <message>"
-// (topology.Reason.String).
-var plannerKinds = []topology.ReasonKind{
-	topology.ReasonInvalid, topology.ReasonMaxSize, topology.ReasonClusterLimit,
-	topology.ReasonSkew, topology.ReasonMissingKey, topology.ReasonMinDomains,
-	topology.ReasonUntolerated, topology.ReasonDoesNotFit, topology.ReasonResourceLimit,
-	topology.ReasonNoGroup,
+// (planner.Reason.String).
+var plannerKinds = []planner.ReasonKind{
+	planner.ReasonInvalid, planner.ReasonMaxSize, planner.ReasonClusterLimit,
+	planner.ReasonSkew, planner.ReasonMissingKey, planner.ReasonMinDomains,
+	planner.ReasonUntolerated, planner.ReasonDoesNotFit, planner.ReasonResourceLimit,
+	planner.ReasonNoGroup,
 }
 
 // ReasonKindsOf classifies the reasons of every group CA rejected or
@@ -25,16 +25,16 @@ var plannerKinds = []topology.ReasonKind{
 //
 //   - CA's own typed reasons: orchestrator.MaxLimitReachedReason ("max node
 //     group size reached", also when the plugin merged its reason into
-//     CA's) is topology.ReasonMaxSize, and a
+//     CA's) is planner.ReasonMaxSize, and a
 //     *orchestrator.MaxResourceLimitReached (the cluster's cores, memory or
-//     GPU limit) is topology.ReasonResourceLimit;
+//     GPU limit) is planner.ReasonResourceLimit;
 //   - a reason text "<kind>: ..." whose kind is one of the planner's
 //     (spreadscale's reasons, as the plugin files them) is that kind.
 //
 // Any other reason (backoff, not ready, a failed scheduler filter on a
 // template) has no kind.
-func ReasonKindsOf(info status.NoScaleUpInfo) []topology.ReasonKind {
-	var kinds []topology.ReasonKind
+func ReasonKindsOf(info status.NoScaleUpInfo) []planner.ReasonKind {
+	var kinds []planner.ReasonKind
 	for _, groups := range []map[string]status.Reasons{info.RejectedNodeGroups, info.SkippedNodeGroups} {
 		for _, reasons := range groups {
 			kinds = append(kinds, kindsOf(reasons)...)
@@ -45,26 +45,26 @@ func ReasonKindsOf(info status.NoScaleUpInfo) []topology.ReasonKind {
 }
 
 // kindsOf classifies one group's reasons (see ReasonKindsOf).
-func kindsOf(reasons status.Reasons) []topology.ReasonKind {
+func kindsOf(reasons status.Reasons) []planner.ReasonKind {
 	switch r := reasons.(type) {
 	case nil:
 		return nil
 	case *orchestrator.SkippedReasons:
 		if r == orchestrator.MaxLimitReachedReason {
-			return []topology.ReasonKind{topology.ReasonMaxSize}
+			return []planner.ReasonKind{planner.ReasonMaxSize}
 		}
 	case *orchestrator.MaxResourceLimitReached:
-		return []topology.ReasonKind{topology.ReasonResourceLimit}
+		return []planner.ReasonKind{planner.ReasonResourceLimit}
 	}
-	var kinds []topology.ReasonKind
+	var kinds []planner.ReasonKind
 	maxSize := orchestrator.MaxLimitReachedReason.Reasons()
 	for _, text := range reasons.Reasons() {
 		if slices.Contains(maxSize, text) {
-			kinds = append(kinds, topology.ReasonMaxSize) // CA's, merged with spreadscale's reason
+			kinds = append(kinds, planner.ReasonMaxSize) // CA's, merged with spreadscale's reason
 		}
 		prefix, _, found := strings.Cut(text, ": ")
-		if found && slices.Contains(plannerKinds, topology.ReasonKind(prefix)) {
-			kinds = append(kinds, topology.ReasonKind(prefix))
+		if found && slices.Contains(plannerKinds, planner.ReasonKind(prefix)) {
+			kinds = append(kinds, planner.ReasonKind(prefix))
 		}
 	}
 	return kinds

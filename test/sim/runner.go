@@ -42,8 +42,8 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/utils/units"
 
 	"github.com/spreadscale/spreadscale/plan"
+	spreadplanner "github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/plugin"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // runner is the state of one Run: the simulated cluster, the scheduler and
@@ -64,10 +64,10 @@ type runner struct {
 	namer       *nodeNamer
 
 	sched       *scheduler
-	volumes     *volumes                         // storage objects the frameworks' volume plugins read
-	schedReason map[string]string                // pod key -> scheduler's last failure
-	caReason    map[string]string                // pod key -> CA's reason in the last loop
-	caKinds     map[string][]topology.ReasonKind // pod key -> kinds of caReason
+	volumes     *volumes                        // storage objects the frameworks' volume plugins read
+	schedReason map[string]string               // pod key -> scheduler's last failure
+	caReason    map[string]string               // pod key -> CA's reason in the last loop
+	caKinds     map[string][]spreadplanner.ReasonKind // pod key -> kinds of caReason
 
 	provider    *testcloudprovider.TestCloudProvider
 	actx        *cacontext.AutoscalingContext
@@ -185,7 +185,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		initialSize: map[string]int{},
 		schedReason: map[string]string{},
 		caReason:    map[string]string{},
-		caKinds:     map[string][]topology.ReasonKind{},
+		caKinds:     map[string][]spreadplanner.ReasonKind{},
 		clock:       &simClock{now: simEpoch},
 		api:         newFakeAPI(),
 		listerReg:   &simListers{},

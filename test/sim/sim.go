@@ -11,8 +11,8 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/plugin"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // NodeGroup is one autoscaled node group.
@@ -284,10 +284,10 @@ type Pending struct {
 	// Kinds classify the reasons cluster-autoscaler gave in the last loop
 	// for not helping the pod, sorted, without repeats (see
 	// ReasonKindsOf): the kind of spreadscale's planner reason, and
-	// topology.ReasonMaxSize or ReasonResourceLimit for CA's own "max node
+	// planner.ReasonMaxSize or ReasonResourceLimit for CA's own "max node
 	// group size reached" and cluster resource limit of a group it
 	// skipped. Empty when no reason of the pod has a kind.
-	Kinds []topology.ReasonKind
+	Kinds []planner.ReasonKind
 }
 
 // Run simulates CA loops on a copy of s with the wiring cfg selects. It

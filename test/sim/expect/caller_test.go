@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/test/sim/expect"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // lineRecorder is a TestingT that locates a failure as the testing package
@@ -65,7 +65,7 @@ func TestFailuresPointAtTheCaller(t *testing.T) {
 		{"NodesAdded", func(r assert.TestingT) bool { return expect.NodesAdded(r, spread, nil) }},
 		{"NodesAdded of an unknown group", func(r assert.TestingT) bool { return expect.NodesAdded(r, spread, map[string]int{"x": 1}) }},
 		{"AllBound", func(r assert.TestingT) bool { return expect.AllBound(r, atMax) }},
-		{"Pending", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, topology.ReasonSkew) }},
+		{"Pending", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, planner.ReasonSkew) }},
 		{"PendingPods", func(r assert.TestingT) bool { return expect.PendingPods(r, atMax) }},
 		{"PlacedIn", func(r assert.TestingT) bool { return expect.PlacedIn(r, spread, nil) }},
 	}

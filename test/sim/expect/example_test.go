@@ -8,9 +8,9 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/expect"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // TestExampleThreeZones is a unit test as a user of package sim would write
@@ -83,7 +83,7 @@ func TestExampleZoneAtMaxSize(t *testing.T) {
 	for _, cfg := range []sim.Config{{Seed: 1}, {Seed: 1, Spreadscale: true}} {
 		res, err := sim.Run(context.Background(), s, cfg)
 		require.NoError(t, err)
-		expect.Pending(t, res, 3, topology.ReasonMaxSize)
+		expect.Pending(t, res, 3, planner.ReasonMaxSize)
 		expect.Skew(t, res, "default", &metav1.LabelSelector{MatchLabels: web}, apiv1.LabelTopologyZone).ConsistsOf(2, 2, 1)
 	}
 }

@@ -24,7 +24,7 @@
 //	expect.ScaleUpLoops(t, res, 1)
 //	expect.NodesAdded(t, res, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2})
 //	expect.AllBound(t, res)
-//	expect.Pending(t, res, 2, topology.ReasonMaxSize)
+//	expect.Pending(t, res, 2, planner.ReasonMaxSize)
 package expect
 
 import (

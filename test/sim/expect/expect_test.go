@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/expect"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 const zoneKey = apiv1.LabelTopologyZone
@@ -248,7 +248,7 @@ func TestGroupsAndLoops(t *testing.T) {
 func TestPending(t *testing.T) {
 	spread, atMax := results(t)
 	const maxSize = "max node group size reached"
-	maxSizeKind := topology.ReasonMaxSize
+	maxSizeKind := planner.ReasonMaxSize
 	pendingPods := make([]string, 0, len(atMax.Unschedulable))
 	for _, p := range atMax.Unschedulable {
 		pendingPods = append(pendingPods, p.Name)
@@ -270,7 +270,7 @@ func TestPending(t *testing.T) {
 			false, []string{"4 pods left pending, want 3", maxSize}},
 		{"pending when all bound", func(r assert.TestingT) bool { return expect.Pending(r, spread, 1) },
 			false, []string{"0 pods left pending, want 1", "(none)"}},
-		{"pending wrong reason kind", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, maxSizeKind, topology.ReasonSkew) },
+		{"pending wrong reason kind", func(r assert.TestingT) bool { return expect.Pending(r, atMax, 4, maxSizeKind, planner.ReasonSkew) },
 			false, []string{"4 of 4 pending pods lack reason kind MaxSkewExceeded (default/" + pendingPods[0], "[MaxSizeReached]", maxSize}},
 		{"pending pods, any order and form", func(r assert.TestingT) bool { return expect.PendingPods(r, atMax, reversed...) }, true, nil},
 		{"pending pods, none", func(r assert.TestingT) bool { return expect.PendingPods(r, spread) }, true, nil},

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/test/sim"
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // ScaleUpLoops asserts that exactly n loops scaled at least one group
@@ -79,8 +79,8 @@ func AllBound(t assert.TestingT, res *sim.Result) bool {
 // helping it in the last loop) include every one of kinds; no kind checks
 // the count only:
 //
-//	expect.Pending(t, res, 2, topology.ReasonMaxSize)
-func Pending(t assert.TestingT, res *sim.Result, n int, kinds ...topology.ReasonKind) bool {
+//	expect.Pending(t, res, 2, planner.ReasonMaxSize)
+func Pending(t assert.TestingT, res *sim.Result, n int, kinds ...planner.ReasonKind) bool {
 	if h, ok := t.(tHelper); ok {
 		h.Helper()
 	}

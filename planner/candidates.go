@@ -1,0 +1,353 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// candidate is one place a pod could go: a planned node, or a new node of a
+// group.
+type candidate struct {
+	existing *existingState // set for an existing node
+	planned  *plannedState  // nil for a new node
+	group    *groupState
+	node     *v1.Node
+	// cost is the number of nodes the choice adds (0 reuse, 1 new node,
+	// Max for opening a zero-or-max group).
+	cost  int
+	count int  // matching pods in the candidate's domains (hostname excluded)
+	opens bool // the candidate realizes a domain the scheduler does not see yet
+	rank  int  // group order, then planned-node order
+	// unchecked marks a fixed candidate the stream has yet to check
+	// (planner.valid).
+	unchecked bool
+}
+
+// place places pod on the best candidate that the Cluster accepts, or
+// records why it stays unplaced.
+func (p *planner) place(pod *v1.Pod) error {
+	c := p.classOf(pod)
+	if c.err != nil {
+		p.unplaced(pod, &Reason{Kind: ReasonInvalid, Message: c.err.Error()})
+		return nil
+	}
+	spec := p.facts.SpecID(pod)
+	if r := p.memo.cappedReason(c, pod, spec); r != nil {
+		p.unplaced(pod, r)
+		return nil
+	}
+	if c.shares == nil && c.spread != nil && len(topology.DomainKeys(c.spread)) >= 2 {
+		c.shares = p.planShares(c, pod, p.classPods[p.facts.ClassKey(pod)])
+	}
+	var diag diagnosis
+	if placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag); placed || err != nil {
+		return err
+	}
+	if c.shares.mayExceed() {
+		// The shares are used up where the pod could go: try past them.
+		c.shares.suspended = true
+		placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag)
+		c.shares.suspended = false
+		if placed || err != nil {
+			return err
+		}
+	}
+	// Unplaced: collect why the other places were not valid (the first
+	// attempt, which usually succeeds, does not pay for it).
+	p.diagnose(pod, c, &diag)
+	r := p.explain(pod, c, &diag)
+	if c.shares != nil && c.shares.reason != nil {
+		r = c.shares.reason
+	}
+	p.unplaced(pod, r)
+	p.memo.recordCapped(c, pod, spec, r)
+	return nil
+}
+
+// stream returns the places that admit pod on the scheduler view and have
+// capacity, best first, computed as they are asked for (see
+// candidateStream).
+func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
+	req := p.requestsOf(pod)
+	s := &candidateStream{p: p, c: c, req: req, fixed: p.fixedCandidates(c, req, nil, false)}
+	slices.SortStableFunc(s.fixed, compareCandidates)
+	if len(p.planned) > 0 {
+		for _, b := range p.memo.plannedByDomain(topology.DomainKeys(c.spread), req, p.planned).buckets {
+			sk := p.memo.skipFor(c, b)
+			s.domains = append(s.domains, domainCursor{b: b, at: sk.at, skip: sk, unbroken: true})
+		}
+	}
+	return s
+}
+
+// diagnose collects in diag why the places that have capacity do not
+// admit pod on the scheduler view. The stream, which places pods, reads
+// only as many places as it needs and records nothing; an unplaced pod
+// pays for this full pass (candidates_oracle_test.go holds the same pass
+// as the eager enumerator the stream must agree with).
+func (p *planner) diagnose(pod *v1.Pod, c *class, diag *diagnosis) {
+	req := p.requestsOf(pod)
+	p.fixedCandidates(c, req, diag, true)
+	for _, pn := range p.plannedWithRoom(req) {
+		if c.failed[pn.Name] {
+			continue
+		}
+		if r := c.counts.Admit(pn.Node); r != nil {
+			diag.spread(r, pn.Group)
+		}
+	}
+}
+
+// fixedCandidates returns the existing nodes and the groups' next nodes
+// that admit the pod and have capacity, unsorted; diag collects why the
+// others do not. Unless check is set, every one is returned unchecked:
+// the stream checks a candidate (valid) only when it reaches it, and the
+// first one it reaches is usually taken.
+func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis, check bool) []candidate {
+	out := p.memo.candidateBuffer()
+	defer func() { p.memo.releaseCandidates(out) }()
+	if len(p.planned) > 0 {
+		// Existing nodes only become possible once the plan has added a
+		// node (pending pods did not fit them when the loop started).
+		for _, e := range p.existingWithRoom(req) {
+			cand := p.candidate(c, e.topo.Node, nil, nil)
+			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing.list)
+			cand.unchecked = !check
+			if !check || p.valid(c, &cand, diag) {
+				out = append(out, cand)
+			}
+		}
+	}
+	for _, g := range p.groups {
+		cand := p.candidate(c, p.templateNode(g), g, nil)
+		cand.unchecked = !check
+		if !check || p.valid(c, &cand, diag) {
+			out = append(out, cand)
+		}
+	}
+	return out
+}
+
+// valid reports whether a fixed candidate admits the pod of class c on the
+// scheduler view and has capacity; diag collects why not.
+func (p *planner) valid(c *class, cand *candidate, diag *diagnosis) bool {
+	if diag == nil && !c.shares.admits(cand.node) {
+		return false
+	}
+	if diag == nil && cand.existing == nil && !c.shares.admitsNode(cand.node, cand.group.Name) {
+		return false
+	}
+	if diag == nil && cand.existing != nil && !c.shares.admitsNode(cand.node, "") {
+		return false
+	}
+	if cand.existing != nil {
+		return !c.failed[cand.existing.topo.Name] && c.counts.Admits(cand.node, false, topology.AllConstraints)
+	}
+	if diag == nil {
+		if !c.counts.Admits(cand.node, true, topology.AllConstraints) {
+			return false
+		}
+	} else if r := c.counts.AdmitNew(cand.node); r != nil {
+		diag.spread(r, cand.group.Name)
+		return false
+	}
+	if why := p.capacityOf(cand.group, diag != nil); why != nil {
+		diag.capacity(why, cand.node)
+		return false
+	}
+	return true
+}
+
+// tryInOrder binds pod to the first of valid that the Cluster accepts and
+// reports whether it did; diag collects the Cluster's rejections.
+func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag *diagnosis) (bool, error) {
+	for {
+		next, ok := valid.pop()
+		if !ok {
+			return false, nil
+		}
+		cand := &next
+		if cand.existing != nil {
+			name := cand.existing.topo.Name
+			if err := p.req.Cluster.Check(pod, name); err != nil {
+				if !HasRequiredPodAffinity(pod) {
+					c.failed[name] = true
+				}
+				continue
+			}
+			return true, p.bindExisting(pod, c, cand.existing)
+		}
+		if cand.planned != nil {
+			if err := p.req.Cluster.Check(pod, cand.planned.Name); err != nil {
+				if !HasRequiredPodAffinity(pod) {
+					// Only more pods arrive on a planned node, so a
+					// rejection stays a rejection (required pod affinity
+					// aside, which more pods can satisfy).
+					c.failed[cand.planned.Name] = true
+				}
+				diag.fit(cand.group.Name, err)
+				continue
+			}
+			return true, p.bind(pod, c, cand.planned)
+		}
+		if err := p.req.Cluster.CheckNew(pod, cand.group.Name, cand.node); err != nil {
+			diag.fit(cand.group.Name, err)
+			continue
+		}
+		pn, err := p.open(cand.group, cand.node)
+		if err != nil {
+			return false, err
+		}
+		if pn == nil {
+			diag.capacity(limiterReason(cand.group.Name), cand.node)
+			return false, nil
+		}
+		return true, p.bind(pod, c, pn)
+	}
+}
+
+func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedState) candidate {
+	cand := candidate{planned: pn, group: g, node: node}
+	s := c.spread
+	for i := range s.Hard {
+		con := &s.Hard[i]
+		if con.TopologyKey == v1.LabelHostname {
+			continue
+		}
+		v := node.Labels[con.TopologyKey]
+		cand.count += c.counts.MatchNum(i, v)
+		if pn == nil {
+			if !c.counts.HasDomain(i, v) {
+				cand.opens = true
+			}
+		}
+	}
+	switch {
+	case g == nil: // an existing node: the caller sets cost and rank
+	case pn != nil:
+		cand.rank = len(p.groups) + pn.order
+	case g.ZeroOrMax && g.Size+g.planned == 0:
+		cand.cost, cand.rank = g.Max, c.groupRank(g)
+	default:
+		cand.cost, cand.rank = 1, c.groupRank(g)
+	}
+	return cand
+}
+
+// compareCandidates orders candidates by less.
+func compareCandidates(a, b candidate) int {
+	switch {
+	case a.less(&b):
+		return -1
+	case b.less(&a):
+		return 1
+	}
+	return 0
+}
+
+func (a *candidate) less(b *candidate) bool {
+	if a.count != b.count {
+		return a.count < b.count
+	}
+	if a.opens != b.opens {
+		return a.opens
+	}
+	if a.cost != b.cost {
+		return a.cost < b.cost
+	}
+	return a.rank < b.rank
+}
+
+// templateNode is the node group g would add next. The same node is
+// returned until g adds it (open advances g.next); callers do not modify it.
+func (p *planner) templateNode(g *groupState) *v1.Node {
+	return p.memo.templateNode(g, func() *v1.Node {
+		return topology.NodeFromTemplate(g.Template, p.nodeName(g.Name, g.next))
+	})
+}
+
+func (p *planner) nodeName(group string, n int) string {
+	if p.req.NodeName != nil {
+		return p.req.NodeName(group, n)
+	}
+	return fmt.Sprintf("%s-new-%d", group, n)
+}
+
+// open adds g's next node (all Max nodes of a zero-or-max group) to the
+// plan and returns the node the pod goes to; nil when the estimation
+// limiter refuses any of them (no node is added then, and none after).
+func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
+	n := 1
+	if g.ZeroOrMax && g.Size+g.planned == 0 {
+		n = g.Max
+	}
+	if p.req.Limits.AllowNode != nil {
+		for i := 0; i < n; i++ {
+			if !p.req.Limits.AllowNode(g.Name) {
+				p.limited = true
+				p.memo.limiterRefused()
+				return nil, nil
+			}
+		}
+	}
+	if p.budget != nil {
+		p.budget.Take(g.Name, n)
+	}
+	var firstPN *plannedState
+	for i := 0; i < n; i++ {
+		node := first
+		if i > 0 {
+			node = p.templateNode(g)
+		}
+		if err := p.req.Cluster.AddNode(g.Name, node); err != nil {
+			return nil, fmt.Errorf("plan: adding node %s of group %s: %w", node.Name, g.Name, err)
+		}
+		p.memo.nodeAdded()
+		pn := &plannedState{PlannedNode: &PlannedNode{Name: node.Name, Group: g.Name, Node: node},
+			topo: &topology.Node{Node: node, Group: g.Name, Planned: true}, order: len(p.planned),
+			free: newFreeResources(node.Status.Allocatable, nil)}
+		p.planned = append(p.planned, pn)
+		p.plan.Nodes = append(p.plan.Nodes, pn.PlannedNode)
+		p.plan.NewNodes[g.Name]++
+		g.planned++
+		g.next++
+		p.nodeCount++
+		for _, cnt := range p.counts {
+			cnt.AddNode(pn.topo)
+		}
+		if firstPN == nil {
+			firstPN = pn
+		}
+	}
+	return firstPN, nil
+}
+
+// bind places pod on the planned node pn.
+func (p *planner) bind(pod *v1.Pod, c *class, pn *plannedState) error {
+	return p.trackPlacement(pod, c, pn.topo, pn.free, pn)
+}
+
+// trackPlacement is the one mutator of a placement: pod, of class c, is
+// bound to topo in the Cluster and counted everywhere the plan tracks it:
+// the memo, the class's shares, the node's free resources, the spread
+// counts and the plan's placements; pn is the planned node topo stands
+// for, nil for an existing node.
+func (p *planner) trackPlacement(pod *v1.Pod, c *class, topo *topology.Node, free *freeResources, pn *plannedState) error {
+	if err := p.req.Cluster.AddPod(pod, topo.Name); err != nil {
+		return fmt.Errorf("plan: binding pod %s to %s: %w", podName(pod), topo.Name, err)
+	}
+	p.memo.podPlaced(pod)
+	c.shares.take(topo.Node)
+	free.take(p.requestsOf(pod))
+	if pn != nil {
+		pn.Pods = append(pn.Pods, pod)
+		topo.Pods = append(topo.Pods, pod)
+	}
+	p.countPlacement(c, pod, topo)
+	p.plan.Placements = append(p.plan.Placements, Placement{Pod: pod, Node: topo.Name, Group: topo.Group, NewNode: pn != nil})
+	return nil
+}

@@ -1,0 +1,121 @@
+package planner
+
+import (
+	"crypto/sha256"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// class is the planner's equivalence class of pods (ClassOf): same
+// namespace, controller and labels mean the same spread and, for CA, the
+// same scheduling requirements (this is how CA groups pods too); pods
+// without a controller are alike when namespace, labels and spec are.
+type class struct {
+	spread *topology.Spread
+	counts *topology.Counts
+	// failed are the nodes where the Cluster rejected the class (only more
+	// pods arrive on a node, so a rejection stays one; the shares plan
+	// around them).
+	failed map[string]bool
+	// exemplar is the class's first pod; placed are the class's pods the
+	// plan placed, with their nodes.
+	exemplar *v1.Pod
+	placed   []placedPod
+	err      error
+	// rank is Request.Rank for the class (nil: Universe order).
+	rank map[string]int
+	// groups is the number of groups, the rank of groups rank leaves out
+	// being groups plus their Universe index.
+	groups int
+	// shares, when set, are the class's shares of a complete plan.
+	shares *classShares
+}
+
+// groupRank is g's preference for the class's new nodes (lower first).
+func (c *class) groupRank(g *groupState) int {
+	if c.rank == nil {
+		return g.rank
+	}
+	if r, ok := c.rank[g.Name]; ok {
+		return r
+	}
+	return c.groups + g.rank
+}
+
+// ClassKey identifies a pod class: pods with the same key share their spread
+// and, for CA, their scheduling requirements. It is comparable, for use as a
+// map key.
+type ClassKey struct {
+	Namespace string
+	// ControllerUID and ControllerName identify the pod's controller.
+	ControllerUID  types.UID
+	ControllerName string
+	// Labels are the pod's labels in canonical form,
+	// labels.Set(pod.Labels).String() (sorted key=value pairs).
+	Labels string
+	// Spec is set only for a pod without a controller: the SHA-256 digest
+	// of its spec's protobuf encoding (maps encoded in key order), or, when
+	// the spec cannot be encoded, the pod's name and UID.
+	Spec string
+}
+
+// ClassOf groups pods the way CA's equivalence groups do: namespace,
+// controller and labels. Pods without a controller are alike when their
+// namespace, labels and spec are: their names and UIDs do not count, so
+// renaming such pods changes no plan. A pod whose spec cannot be encoded is
+// a class of its own (its namespace and UID).
+func ClassOf(pod *v1.Pod) ClassKey {
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if ref == nil {
+		b, err := pod.Spec.Marshal()
+		if err != nil {
+			return ClassKey{Namespace: pod.Namespace, Spec: "unencodable " + pod.Name + " " + string(pod.UID)}
+		}
+		digest := sha256.Sum256(b)
+		return ClassKey{Namespace: pod.Namespace, Labels: labels.Set(pod.Labels).String(), Spec: string(digest[:])}
+	}
+	return ClassKey{
+		Namespace:      pod.Namespace,
+		ControllerUID:  ref.UID,
+		ControllerName: ref.Name,
+		Labels:         labels.Set(pod.Labels).String(),
+	}
+}
+
+func (p *planner) classOf(pod *v1.Pod) *class {
+	key := p.facts.ClassKey(pod)
+	if c, ok := p.classes[key]; ok {
+		return c
+	}
+	c := &class{failed: map[string]bool{}, groups: len(p.groups), exemplar: pod}
+	p.classes[key] = c
+	p.classList = append(p.classList, c)
+	if p.req.Rank != nil {
+		c.rank = p.req.Rank(pod)
+	}
+	s, err := topology.NewSpread(pod, p.req.Defaults)
+	if err != nil {
+		c.err = err
+		return c
+	}
+	c.spread = s
+	sig := topology.SignatureOf(s)
+	if cnt, ok := p.counts[sig]; ok {
+		c.counts = cnt
+	} else {
+		c.counts = p.newCounts(s)
+		p.counts[sig] = c.counts
+	}
+	return c
+}
+
+// hasInterPodTerms reports whether pod has required pod affinity or
+// anti-affinity terms.
+func hasInterPodTerms(pod *v1.Pod) bool {
+	return HasRequiredPodAffinity(pod) || HasRequiredPodAntiAffinity(pod)
+}

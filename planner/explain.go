@@ -1,0 +1,106 @@
+package planner
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// explain turns what the candidates failed on into the pod's Reason. A
+// group at its limit counts only if the pod would fit its template (raising
+// the limit would help); a spread rejection where fewer domains can exist
+// than minDomains is reported as such.
+func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
+	caps := d.caps[:0]
+	for i, r := range d.caps {
+		if err := p.checkNewCapped(pod, c, r.Group, d.capNodes[i]); err != nil {
+			d.fit(r.Group, err)
+			continue
+		}
+		caps = append(caps, r)
+	}
+	d.caps = caps
+	r := d.reason(pod, p.groups)
+	if r.Kind != ReasonSkew {
+		return r
+	}
+	for i := range c.spread.Hard {
+		con := &c.spread.Hard[i]
+		if con.Index != r.Constraint || con.TopologyKey != r.TopologyKey {
+			continue
+		}
+		if n := p.possibleDomains(c, i); n < int(con.MinDomains) {
+			r.Kind = ReasonMinDomains
+			r.Message = fmt.Sprintf("topologySpreadConstraints[%d]: only %d %s domains can exist, fewer than minDomains %d, so the global minimum stays 0 and each domain holds at most maxSkew %d matching pods; %s",
+				con.Index, n, con.TopologyKey, con.MinDomains, con.MaxSkew, r.Message)
+		}
+	}
+	return r
+}
+
+// checkNewCapped is Cluster.CheckNew for explain, which asks it for every
+// group at its limit and every pod left unplaced: once a cluster limit is
+// reached that is every group for every remaining pod. A pass is reused
+// for the next pods of the class that have the same spec, as long as the
+// Cluster has not changed (the group's next node has not either, since
+// adding it changes the Cluster); a failure is always asked again, its
+// error names the pod.
+func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.Node) error {
+	if p.memo.fitsNew(c, p.facts.SpecID(pod), group) {
+		return nil
+	}
+	if err := p.req.Cluster.CheckNew(pod, group, node); err != nil {
+		return err
+	}
+	p.memo.fitNew(c, group)
+	return nil
+}
+
+// possibleDomains counts the domains of the class's hard constraint i that
+// exist or the groups' templates could add (for the hostname key every node
+// a group may still add is a domain of its own).
+func (p *planner) possibleDomains(c *class, i int) int {
+	s := c.spread
+	con := &s.Hard[i]
+	values := map[string]bool{}
+	for v := range c.counts.DomainCounts(i) {
+		values[v] = true
+	}
+	extra := 0
+	for _, g := range p.groups {
+		t := g.Template
+		if !s.CarriesKeys(t) || !s.Includes(t, con) {
+			continue
+		}
+		if con.TopologyKey == v1.LabelHostname {
+			extra += max(g.Max-g.Size-g.planned, 0)
+			continue
+		}
+		values[t.Labels[con.TopologyKey]] = true
+	}
+	return len(values) + extra
+}
+
+// HasRequiredPodAffinity reports whether pod has required pod affinity
+// terms.
+func HasRequiredPodAffinity(pod *v1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// HasRequiredPodAntiAffinity reports whether pod has required pod
+// anti-affinity terms.
+func HasRequiredPodAntiAffinity(pod *v1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+func (p *planner) unplaced(pod *v1.Pod, r *Reason) {
+	p.plan.Unplaced = append(p.plan.Unplaced, Unplaced{Pod: pod, Reason: r})
+	if r.Degraded != "" {
+		if p.plan.Degraded == nil {
+			p.plan.Degraded = map[DegradeCause]int{}
+		}
+		p.plan.Degraded[r.Degraded]++
+	}
+}

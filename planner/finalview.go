@@ -1,0 +1,142 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// The final view is the scheduler's view once every node of the plan has
+// registered. A placement holds there when, for each hard constraint of
+// its pod, its domain's count exceeds the global minimum (minMatchNum) by
+// at most maxSkew, counting:
+//
+//   - the existing pods, and every domain of the existing nodes and of the
+//     planned nodes that hold a pod;
+//   - every pod the plan places with the same spread (the pod's own
+//     class and the classes with its signature: the scheduler binds them
+//     one by one into the domain furthest below its final count, which
+//     passes when the final counts do);
+//   - the other pods the plan places before it in kube-scheduler's queue
+//     order, which bind before it. A pod that matches the spread's
+//     selector without carrying the spread and comes later in the queue
+//     binds after it and cannot make it fail.
+
+// violation is a placement that does not hold in the final view.
+type violation struct {
+	// at is the placement's index in the plan's placements.
+	at  int
+	rej *topology.Rejection
+}
+
+// finalViolations returns the placements that do not hold in the final
+// view, in placement order.
+func (p *planner) finalViolations() []violation {
+	nodeOf := p.finalNodes()
+	groups := map[*topology.Counts][]int{}
+	var order []*topology.Counts
+	classes := make([]*class, len(p.plan.Placements))
+	for k, pl := range p.plan.Placements {
+		c := p.classOf(pl.Pod)
+		classes[k] = c
+		if c.spread == nil || !c.spread.HasHard() {
+			continue
+		}
+		if _, ok := groups[c.counts]; !ok {
+			order = append(order, c.counts)
+		}
+		groups[c.counts] = append(groups[c.counts], k)
+	}
+	var out []violation
+	for _, cnt := range order {
+		out = append(out, p.violationsOf(cnt.Spread(), groups[cnt], classes, nodeOf)...)
+	}
+	slices.SortFunc(out, func(a, b violation) int { return a.at - b.at })
+	return out
+}
+
+// violationsOf checks the placements own (indexes, ascending) of the pods
+// whose spread is s, in the final view as the package comment counts it;
+// classes are the placements' classes. Whether a pod may count for s
+// reads only its namespace and labels, which its class fixes: it is
+// decided once per class.
+func (p *planner) violationsOf(s *topology.Spread, own []int, classes []*class, nodeOf map[string]*topology.Node) []violation {
+	cnt := p.u.CountOnce(s)
+	for _, pn := range p.planned {
+		if len(pn.Pods) > 0 {
+			cnt.AddDomains(pn.topo)
+		}
+	}
+	mine := make(map[int]bool, len(own))
+	for _, k := range own {
+		mine[k] = true
+		pl := &p.plan.Placements[k]
+		cnt.AddPod(pl.Pod, nodeOf[pl.Node])
+	}
+	var out []violation
+	mayCount := map[*class]bool{}
+	for k, pl := range p.plan.Placements {
+		n := nodeOf[pl.Node]
+		if !mine[k] {
+			may, ok := mayCount[classes[k]]
+			if !ok {
+				may = cnt.MayCount(pl.Pod)
+				mayCount[classes[k]] = may
+			}
+			if may {
+				cnt.AddPod(pl.Pod, n)
+			}
+			continue
+		}
+		if rej := cnt.Violation(n.Node); rej != nil {
+			out = append(out, violation{at: k, rej: rej})
+		}
+	}
+	return out
+}
+
+// finalNodes maps the name of every node a placement may name to its
+// topology node: the existing nodes and the planned ones.
+func (p *planner) finalNodes() map[string]*topology.Node {
+	out := make(map[string]*topology.Node, len(p.planned)+len(p.existing.byName))
+	for name, e := range p.existing.byName {
+		out[name] = e.topo
+	}
+	for _, pn := range p.planned {
+		out[pn.Name] = pn.topo
+	}
+	return out
+}
+
+// takeOut removes, latest first, the placements that do not hold in the
+// final view until every one left does, reports their pods pending with
+// why, and drops the planned nodes left without a pod. cause names the
+// bound that stopped re-planning (empty: re-planning reached a fixpoint).
+func (p *planner) takeOut(cause DegradeCause) {
+	for {
+		bad := p.finalViolations()
+		if len(bad) == 0 {
+			break
+		}
+		v := bad[len(bad)-1]
+		pl := p.plan.Placements[v.at]
+		p.plan.Placements = slices.Delete(p.plan.Placements, v.at, v.at+1)
+		for _, pn := range p.planned {
+			if pn.Name == pl.Node {
+				pn.Pods = slices.DeleteFunc(pn.Pods, func(x *v1.Pod) bool { return x == pl.Pod })
+				pn.topo.Pods = slices.DeleteFunc(pn.topo.Pods, func(x *v1.Pod) bool { return x == pl.Pod })
+			}
+		}
+		if cause == "" {
+			cause = DegradedFinalView
+		}
+		p.unplaced(pl.Pod, &Reason{Kind: ReasonSkew, Constraint: v.rej.Constraint, TopologyKey: v.rej.TopologyKey,
+			Domain: v.rej.Domain, Degraded: cause,
+			Message: fmt.Sprintf("the planned placement on %s would not hold once every planned node registers: %s (%s)",
+				pl.Node, v.rej.Error(), cause.describe())})
+	}
+	p.dropEmpty()
+}

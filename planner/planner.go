@@ -1,0 +1,249 @@
+package planner
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+type plannedState struct {
+	*PlannedNode
+	topo  *topology.Node
+	order int
+	// free counts the pods the plan puts on the node (not the template's
+	// DaemonSet pods, which the Cluster counts).
+	free *freeResources
+}
+
+type groupState struct {
+	*topology.Group
+	rank    int
+	planned int
+	next    int
+}
+
+type planner struct {
+	req       Request
+	u         *topology.Universe
+	facts     *PodFacts
+	groups    []*groupState
+	byGroup   map[string]*groupState
+	planned   []*plannedState
+	classes   map[ClassKey]*class
+	classList []*class                                // in creation order
+	counts    map[topology.Signature]*topology.Counts // by spread signature
+	countList []*topology.Counts                      // in creation order
+	plan      *Plan
+	nodeCount int
+	limited   bool // the estimation limiter refused a node
+	budget    ResourceBudget
+	// existing are the universe's nodes as places for pending pods.
+	existing existingNodes
+	// classPods is the number of pending pods of each class.
+	classPods map[ClassKey]int
+	// memo holds the pass's speed-up caches (see planMemo).
+	memo planMemo
+}
+
+// PlanScaleUp decides which groups to scale and by how much so that the pending
+// pods become schedulable, placing them one by one in the scheduler's queue
+// order. For each pod, among the placements that the scheduler will accept
+// once the planned nodes register (Admit/AdmitNew on the scheduler view, then
+// Cluster for all other filters), it prefers:
+//
+//  1. the lowest matching count over the pod's hard constraints' domains
+//     (the per-node hostname key excluded): the placement that keeps the
+//     spread most even, which is what leaves the real scheduler room;
+//  2. a placement that realizes a zero-size domain, when counts tie;
+//  3. fewer new nodes: a planned node before a new one, a new node before
+//     opening a zero-or-max group;
+//  4. group order (Request.Rank, else the order of Universe.Groups), then
+//     planned-node order.
+//
+// Pods whose spread has two or more domain keys (zone and capacity type,
+// zone and rack) are placed by their class's shares (classShares): the
+// pods per combination of values of a complete plan, and the order in
+// which the scheduler can bind them, decided when the class's first pod is
+// placed; preferences 1-4 then choose inside each combination.
+//
+// Every placement of the plan returned holds in the final view (see
+// finalview.go): when one does not, the pods are planned again with the
+// nodes of the rounds so far registered from the start, until a round
+// opens no node beyond them (the fixpoint), holds no fewer placements
+// that fail, summed by how far each exceeds its maxSkew, than the round
+// before (re-planning stopped helping), or
+// maxRounds; the placements of that round that still do not hold are then
+// taken out, their pods pending with a Reason, counted in Plan.Degraded.
+//
+// It never adds a node without a pod on it (except the rest of a
+// zero-or-max group), never exceeds a group's max size or the limits, and
+// treats ScheduleAnyway constraints as preferences the scheduler may ignore.
+// The Universe is not modified.
+func PlanScaleUp(req Request) (*Plan, error) {
+	if req.Universe == nil || req.Cluster == nil {
+		return nil, fmt.Errorf("plan: universe and cluster are required")
+	}
+	if req.Facts == nil {
+		req.Facts = NewPodFacts()
+	}
+	pods := append([]*v1.Pod(nil), req.Pending...)
+	SortQueueOrder(pods)
+	classPods := map[ClassKey]int{}
+	for _, pod := range pods {
+		classPods[req.Facts.ClassKey(pod)]++
+	}
+	var preopen map[string]int
+	fewest := -1
+	for round := 1; ; round++ {
+		p := newPlanner(req)
+		p.classPods = classPods
+		if err := p.run(pods, preopen); err != nil {
+			return nil, err
+		}
+		violations := totalExcess(p.finalViolations())
+		if violations == 0 {
+			return p.plan, nil
+		}
+		grew := opensBeyond(p.plan.NewNodes, preopen)
+		improved := fewest < 0 || violations < fewest
+		if !grew || !improved || round == maxRounds {
+			cause := DegradedFinalView
+			if grew && improved {
+				cause = DegradedReplanRounds
+			}
+			p.takeOut(cause)
+			return p.plan, nil
+		}
+		fewest = violations
+		// Some placement was checked before a node planned later existed,
+		// and that node lowers a global minimum. Plan again with every node
+		// of the rounds so far present from the start, so each placement is
+		// checked in the view the scheduler will have.
+		if err := req.Cluster.Reset(); err != nil {
+			return nil, fmt.Errorf("plan: resetting cluster: %w", err)
+		}
+		preopen = mergeNodes(preopen, p.plan.NewNodes)
+	}
+}
+
+// maxRounds bounds re-planning. Each round starts with the nodes of the
+// rounds before it and must open more to go on (a round that opens none
+// is the fixpoint), so rounds end anyway at the groups' max sizes; the
+// bound keeps a loop's time in check. Past it, the placements that do not
+// hold in the final view are taken out (DegradedReplanRounds).
+var maxRounds = 8
+
+// totalExcess sums how far each violation's skew exceeds its maxSkew (0: the
+// plan holds in the final view).
+func totalExcess(vs []violation) int {
+	n := 0
+	for _, v := range vs {
+		n += v.rej.MatchNum + v.rej.SelfMatch - v.rej.MinMatch - int(v.rej.MaxSkew)
+	}
+	return n
+}
+
+// opensBeyond reports whether nodes has more new nodes in some group than
+// preopen.
+func opensBeyond(nodes, preopen map[string]int) bool {
+	for g, n := range nodes {
+		if n > preopen[g] {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeNodes returns, per group, the larger of a's and b's node counts.
+func mergeNodes(a, b map[string]int) map[string]int {
+	out := make(map[string]int, len(a)+len(b))
+	for g, n := range a {
+		out[g] = n
+	}
+	for g, n := range b {
+		out[g] = max(out[g], n)
+	}
+	return out
+}
+
+func newPlanner(req Request) *planner {
+	p := &planner{
+		req:     req,
+		u:       req.Universe,
+		facts:   req.Facts,
+		byGroup: map[string]*groupState{},
+		classes: map[ClassKey]*class{},
+		counts:  map[topology.Signature]*topology.Counts{},
+		plan:    &Plan{NewNodes: map[string]int{}},
+		memo:    newPlanMemo(len(req.Universe.Groups)),
+	}
+	if p.facts == nil {
+		p.facts = NewPodFacts()
+	}
+	p.nodeCount = len(p.u.Nodes)
+	if req.Limits.Resources != nil {
+		p.budget = req.Limits.Resources.Budget()
+	}
+	for i, g := range p.u.Groups {
+		gs := &groupState{Group: g, rank: i, next: 1}
+		if req.FirstIndex != nil {
+			gs.next = req.FirstIndex(g.Name)
+		}
+		p.groups = append(p.groups, gs)
+		p.byGroup[g.Name] = gs
+	}
+	return p
+}
+
+// run places pods (in queue order) after opening preopen[group] empty nodes
+// per group; pre-opened nodes that end up without a pod are dropped from the
+// plan (an empty node only lowers global minimums, so dropping it keeps
+// every placement valid).
+func (p *planner) run(pods []*v1.Pod, preopen map[string]int) error {
+	for _, g := range p.groups {
+		for i := 0; i < preopen[g.Name] && p.capacityOf(g, false) == nil; i++ {
+			pn, err := p.open(g, p.templateNode(g))
+			if err != nil {
+				return err
+			}
+			if pn == nil {
+				break
+			}
+		}
+	}
+	for _, pod := range pods {
+		if err := p.place(pod); err != nil {
+			return err
+		}
+	}
+	if preopen != nil {
+		p.dropEmpty()
+	}
+	return nil
+}
+
+// dropEmpty removes planned nodes without pods, except the rest of a
+// zero-or-max group that got a pod.
+func (p *planner) dropEmpty() {
+	used := map[string]bool{}
+	for _, pn := range p.plan.Nodes {
+		if len(pn.Pods) > 0 {
+			used[pn.Group] = true
+		}
+	}
+	kept := p.plan.Nodes[:0]
+	for _, pn := range p.plan.Nodes {
+		g := p.byGroup[pn.Group]
+		if len(pn.Pods) == 0 && !(g.ZeroOrMax && g.Size == 0 && used[pn.Group]) {
+			p.plan.NewNodes[pn.Group]--
+			if p.plan.NewNodes[pn.Group] == 0 {
+				delete(p.plan.NewNodes, pn.Group)
+			}
+			continue
+		}
+		kept = append(kept, pn)
+	}
+	p.plan.Nodes = kept
+}

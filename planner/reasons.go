@@ -1,0 +1,196 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
+
+// ReasonKind classifies why a plan cannot help a pending pod.
+type ReasonKind string
+
+const (
+	// ReasonInvalid: the pod's constraints are invalid.
+	ReasonInvalid ReasonKind = "InvalidConstraints"
+	// ReasonMaxSize: the domain the spread needs belongs to a group at its
+	// max size.
+	ReasonMaxSize ReasonKind = "MaxSizeReached"
+	// ReasonClusterLimit: max nodes total, max new nodes per scale-up or the
+	// estimation limiter.
+	ReasonClusterLimit ReasonKind = "ClusterLimitReached"
+	// ReasonSkew: every reachable domain would exceed maxSkew.
+	ReasonSkew ReasonKind = "MaxSkewExceeded"
+	// ReasonMissingKey: no node or template carries a topology key.
+	ReasonMissingKey ReasonKind = "TopologyKeyMissing"
+	// ReasonMinDomains: fewer domains can exist than minDomains, so the
+	// global minimum stays 0 and every domain holds at most maxSkew pods.
+	ReasonMinDomains ReasonKind = "MinDomainsUnreachable"
+	// ReasonUntolerated: the domains the spread allows only have nodes whose
+	// taints the pod does not tolerate.
+	ReasonUntolerated ReasonKind = "TaintNotTolerated"
+	// ReasonDoesNotFit: the spread allows a domain but the pod fails another
+	// scheduler filter on its template (resources, node affinity, ...).
+	ReasonDoesNotFit ReasonKind = "TemplateDoesNotFit"
+	// ReasonResourceLimit: the cluster's cores, memory or GPU limit
+	// (--cores-total, --memory-total, --gpu-total) leaves no room for a
+	// node of the group the pod needs.
+	ReasonResourceLimit ReasonKind = "ResourceLimitReached"
+	// ReasonNoGroup: there are no node groups.
+	ReasonNoGroup ReasonKind = "NoNodeGroup"
+)
+
+// Reason says why the plan leaves a pod pending: the kind, the constraint
+// and domain involved when the spread is the cause, and a sentence.
+type Reason struct {
+	Kind        ReasonKind
+	Constraint  int
+	TopologyKey string
+	Domain      string
+	Group       string
+	Message     string
+	// Degraded names the bound on the planner's work that left the pod
+	// pending, empty when no bound did (the Message says what it is).
+	Degraded DegradeCause
+}
+
+func (r *Reason) String() string { return fmt.Sprintf("%s: %s", r.Kind, r.Message) }
+
+// Unplaced is a pending pod the plan cannot help, and why.
+type Unplaced struct {
+	Pod    *v1.Pod
+	Reason *Reason
+}
+
+// diagnosis collects, while the planner looks for a place, why each
+// candidate failed, to name the most useful reason when none is left.
+type diagnosis struct {
+	skew      []*topology.Rejection
+	skewGroup []string
+	caps      []*Reason
+	capNodes  []*v1.Node
+	fits      []string
+	fitGroups []string
+}
+
+// spread, capacity and fit record why a candidate failed; on a nil
+// diagnosis (the first attempt to place a pod, which usually succeeds) they
+// record nothing.
+func (d *diagnosis) spread(r *topology.Rejection, group string) {
+	if d == nil {
+		return
+	}
+	d.skew = append(d.skew, r)
+	d.skewGroup = append(d.skewGroup, group)
+}
+
+func (d *diagnosis) capacity(r *Reason, node *v1.Node) {
+	if d == nil {
+		return
+	}
+	d.caps = append(d.caps, r)
+	d.capNodes = append(d.capNodes, node)
+}
+
+func (d *diagnosis) fit(group string, err error) {
+	if d == nil {
+		return
+	}
+	d.fits = append(d.fits, err.Error())
+	d.fitGroups = append(d.fitGroups, group)
+}
+
+// reason picks, in order: a group at its limit that the spread would have
+// used (the plan would help if the limit were higher); a template the
+// spread allows but the pod does not fit; the spread itself.
+func (d *diagnosis) reason(pod *v1.Pod, groups []*groupState) *Reason {
+	if len(groups) == 0 {
+		return &Reason{Kind: ReasonNoGroup, Message: "no node group can be scaled"}
+	}
+	if len(d.caps) > 0 {
+		r := *d.caps[0]
+		msgs := make([]string, 0, len(d.caps))
+		for _, c := range d.caps {
+			msgs = append(msgs, c.Message)
+		}
+		r.Message = strings.Join(dedupe(msgs), "; ")
+		if sk := d.skewSummary(); sk != "" {
+			r.Message += "; elsewhere " + sk
+		}
+		return &r
+	}
+	if len(d.fits) > 0 {
+		r := &Reason{Kind: ReasonDoesNotFit, Group: d.fitGroups[0]}
+		if untoleratedEverywhere(pod, groups, d.fitGroups) {
+			r.Kind = ReasonUntolerated
+		}
+		parts := make([]string, 0, len(d.fits))
+		for i := range d.fits {
+			parts = append(parts, fmt.Sprintf("%s: %s", d.fitGroups[i], d.fits[i]))
+		}
+		r.Message = "the spread allows these groups but the pod does not fit: " + strings.Join(dedupe(parts), "; ")
+		return r
+	}
+	if len(d.skew) > 0 {
+		first := d.skew[0]
+		kind := ReasonSkew
+		if first.MissingKey {
+			kind = ReasonMissingKey
+		}
+		return &Reason{Kind: kind, Constraint: first.Constraint, TopologyKey: first.TopologyKey,
+			Domain: first.Domain, Group: d.skewGroup[0], Message: d.skewSummary()}
+	}
+	return &Reason{Kind: ReasonNoGroup, Message: "no node group can be scaled"}
+}
+
+func (d *diagnosis) skewSummary() string {
+	// Many candidates (every planned node of a group) give the same
+	// rejection: format each distinct one once.
+	type key struct {
+		group string
+		r     topology.Rejection
+	}
+	seen := map[key]bool{}
+	var msgs []string
+	for i, r := range d.skew {
+		k := key{d.skewGroup[i], *r}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		msgs = append(msgs, fmt.Sprintf("%s: %s", d.skewGroup[i], r.Error()))
+	}
+	return strings.Join(dedupe(msgs), "; ")
+}
+
+// untoleratedEverywhere reports whether every group that failed the fit
+// check has a NoSchedule/NoExecute taint the pod does not tolerate.
+func untoleratedEverywhere(pod *v1.Pod, groups []*groupState, failed []string) bool {
+	byName := map[string]*groupState{}
+	for _, g := range groups {
+		byName[g.Name] = g
+	}
+	for _, name := range failed {
+		g := byName[name]
+		if g == nil || !topology.Untolerated(pod, g.Template) {
+			return false
+		}
+	}
+	return true
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
