@@ -64,9 +64,9 @@ type runner struct {
 	namer       *nodeNamer
 
 	sched       *scheduler
-	volumes     *volumes                        // storage objects the frameworks' volume plugins read
-	schedReason map[string]string               // pod key -> scheduler's last failure
-	caReason    map[string]string               // pod key -> CA's reason in the last loop
+	volumes     *volumes                              // storage objects the frameworks' volume plugins read
+	schedReason map[string]string                     // pod key -> scheduler's last failure
+	caReason    map[string]string                     // pod key -> CA's reason in the last loop
 	caKinds     map[string][]spreadplanner.ReasonKind // pod key -> kinds of caReason
 
 	provider    *testcloudprovider.TestCloudProvider
