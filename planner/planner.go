@@ -140,7 +140,7 @@ var maxRounds = 8
 func totalExcess(vs []violation) int {
 	n := 0
 	for _, v := range vs {
-		n += v.rej.MatchNum + v.rej.SelfMatch - v.rej.MinMatch - int(v.rej.MaxSkew)
+		n += v.rej.Excess()
 	}
 	return n
 }

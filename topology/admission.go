@@ -23,12 +23,26 @@ type Rejection struct {
 	MaxSkew    int32
 }
 
+// Skew is the skew the rejected placement would have: the domain's
+// matching pods plus selfMatch minus the global minimum, the left side of
+// the skew inequality (ExceedsSkew).
+func (r *Rejection) Skew() int { return r.MatchNum + r.SelfMatch - r.MinMatch }
+
+// Excess is how far Skew exceeds maxSkew; a rejection for a missing key
+// ranks after every skew (the largest int).
+func (r *Rejection) Excess() int {
+	if r.MissingKey {
+		return int(^uint(0) >> 1)
+	}
+	return r.Skew() - int(r.MaxSkew)
+}
+
 func (r *Rejection) Error() string {
 	if r.MissingKey {
 		return fmt.Sprintf("topologySpreadConstraints[%d]: node lacks topology key %q", r.Constraint, r.TopologyKey)
 	}
 	return fmt.Sprintf("topologySpreadConstraints[%d]: %s=%s would have skew %d (matching %d + self %d - global minimum %d) > maxSkew %d",
-		r.Constraint, r.TopologyKey, r.Domain, r.MatchNum+r.SelfMatch-r.MinMatch, r.MatchNum, r.SelfMatch, r.MinMatch, r.MaxSkew)
+		r.Constraint, r.TopologyKey, r.Domain, r.Skew(), r.MatchNum, r.SelfMatch, r.MinMatch, r.MaxSkew)
 }
 
 // Admit decides, as the plugin's Filter does, whether the pod may land on

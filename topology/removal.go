@@ -117,7 +117,7 @@ func hasKeysButHostname(node *v1.Node, cs []Constraint) bool {
 // by rule, not by a domain).
 func (c *Counts) MinDomain(i int) string {
 	d := &c.per[i]
-	if len(d.count) == 0 || len(d.count) < int(c.spread.Hard[i].MinDomains) {
+	if len(d.count) == 0 || !minDomainsReached(len(d.count), int(c.spread.Hard[i].MinDomains)) {
 		return ""
 	}
 	values := make([]string, 0, d.atMin)
@@ -140,18 +140,11 @@ func (c *Counts) Explain(nodes []*v1.Node) *Rejection {
 		if r == nil {
 			return nil
 		}
-		if best == nil || excess(r) < excess(best) {
+		if best == nil || r.Excess() < best.Excess() {
 			best = r
 		}
 	}
 	return best
-}
-
-func excess(r *Rejection) int {
-	if r.MissingKey {
-		return int(^uint(0) >> 1)
-	}
-	return r.MatchNum + r.SelfMatch - r.MinMatch - int(r.MaxSkew)
 }
 
 // Describe renders a rejection with the domain holding the global minimum:
@@ -178,5 +171,5 @@ func (c *Counts) Describe(r *Rejection) string {
 		}
 	}
 	return fmt.Sprintf("%s (%s, maxSkew %d): %s would have skew %d (matching %d + self %d - global minimum %d in %s)",
-		name, r.TopologyKey, r.MaxSkew, r.Domain, r.MatchNum+r.SelfMatch-r.MinMatch, r.MatchNum, r.SelfMatch, r.MinMatch, where)
+		name, r.TopologyKey, r.MaxSkew, r.Domain, r.Skew(), r.MatchNum, r.SelfMatch, r.MinMatch, where)
 }

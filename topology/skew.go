@@ -10,11 +10,15 @@ import v1 "k8s.io/api/core/v1"
 // smallest, the smallest matching count over the eligible domains, or 0
 // while fewer domains than minDomains are eligible.
 func MinMatchNum(smallest, domains, minDomains int) int {
-	if domains < minDomains {
+	if !minDomainsReached(domains, minDomains) {
 		return 0
 	}
 	return smallest
 }
+
+// minDomainsReached reports whether domains eligible domains are enough
+// for the smallest count to be the global minimum (minDomains of them).
+func minDomainsReached(domains, minDomains int) bool { return domains >= minDomains }
 
 // ExceedsSkew is the skew inequality Filter rejects a domain on: its
 // matching pods, plus the incoming pod when it matches its own selector
