@@ -25,6 +25,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 )
 
@@ -35,7 +36,7 @@ import (
 // cycle does, against a snapshot it is given.
 type filterScheduler struct {
 	fwk    framework.Framework
-	lister *switchLister
+	lister *spreadtest.SwitchLister
 }
 
 // filterPlugins are the filter plugins of filterScheduler, in the order of
@@ -48,7 +49,7 @@ var filterPlugins = []string{
 // resource and affinity filters read, from the same 1.33 defaults.
 func schedulerFilterFeatures(tb testing.TB) feature.Features {
 	tb.Helper()
-	fts := schedulerFeatures(tb)
+	fts := spreadtest.SchedulerFeatures(tb)
 	fg := utilfeature.DefaultFeatureGate
 	fts.EnableSidecarContainers = fg.Enabled(features.SidecarContainers)
 	fts.EnableInPlacePodVerticalScaling = fg.Enabled(features.InPlacePodVerticalScaling)
@@ -95,7 +96,7 @@ func newFilterScheduler(tb testing.TB) *filterScheduler {
 			{Name: podtopologyspread.Name, Args: &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}},
 		},
 	}
-	fwk, lister := newTestFramework(tb, registry, profile)
+	fwk, lister := spreadtest.NewTestFramework(tb, registry, profile)
 	return &filterScheduler{fwk: fwk, lister: lister}
 }
 
@@ -105,7 +106,7 @@ func newFilterScheduler(tb testing.TB) *filterScheduler {
 // Filter. A plugin error fails the test.
 func (s *filterScheduler) filter(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod, nodeName string) *framework.Status {
 	tb.Helper()
-	s.lister.snap = cache.NewSnapshot(scheduledPods(nodes, pods), nodes)
+	s.lister.Snap = cache.NewSnapshot(spreadtest.ScheduledPods(nodes, pods), nodes)
 	ctx := context.Background()
 	state := framework.NewCycleState()
 	res, st, _ := s.fwk.RunPreFilterPlugins(ctx, state, pod)
@@ -116,7 +117,7 @@ func (s *filterScheduler) filter(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod
 	if !res.AllNodes() && !res.NodeNames.Has(nodeName) {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) excluded by PreFilter")
 	}
-	ni, err := s.lister.snap.NodeInfos().Get(nodeName)
+	ni, err := s.lister.Snap.NodeInfos().Get(nodeName)
 	require.NoError(tb, err, "snapshot lacks node %s", nodeName)
 	st = s.fwk.RunFilterPlugins(ctx, state, pod, ni)
 	require.NotEqual(tb, framework.Error, st.Code(), "real Filter error for pod %s on %s: %v", pod.Name, nodeName, st)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -18,7 +19,7 @@ import (
 // first in the queue (here: name order). Every plan is replayed through
 // the real plugin.
 func TestExamplesPlannerSharedCounts(t *testing.T) {
-	real := newRealScheduler(t, nil)
+	real := spreadtest.NewRealScheduler(t, nil)
 	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
 	pods := exPods("a1", 1, exWeb)
 	groups := []*topology.Group{{Name: "group-a", Template: exNode("group-a-template", "zoneA"), Max: 10}}

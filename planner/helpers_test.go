@@ -3,11 +3,9 @@ package planner_test
 import (
 	"fmt"
 	"math/rand"
-	"sort"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -18,6 +16,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -51,11 +50,6 @@ func exNode(name, zone string, kv ...string) *v1.Node {
 	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}}
 }
 
-func exTainted(n *v1.Node) *v1.Node {
-	n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "infra", Effect: v1.TaintEffectNoSchedule}}
-	return n
-}
-
 var exWeb = map[string]string{"app": "web"}
 
 // exPods returns n running pods in namespace default with labels, bound
@@ -79,48 +73,15 @@ func exHard(key string, maxSkew int32) v1.TopologySpreadConstraint {
 		LabelSelector: &metav1.LabelSelector{MatchLabels: exWeb}}
 }
 
-func exSoft(key string, maxSkew int32) v1.TopologySpreadConstraint {
-	c := exHard(key, maxSkew)
-	c.WhenUnsatisfiable = v1.ScheduleAnyway
-	return c
-}
-
 // exPod is an incoming app=web pod with constraints cs.
 func exPod(cs ...v1.TopologySpreadConstraint) *v1.Pod {
 	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "incoming", Namespace: "default", UID: "incoming", Labels: exWeb},
 		Spec: v1.PodSpec{TopologySpreadConstraints: cs}}
 }
 
-func exNotInZone(p *v1.Pod, zones ...string) *v1.Pod {
-	p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
-		NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{
-			{Key: keyZone, Operator: v1.NodeSelectorOpNotIn, Values: zones}}}}}}}
-	return p
-}
-
-// withPolicies sets a constraint's nodeAffinityPolicy and nodeTaintsPolicy
-// ("" leaves a policy unset).
-func withPolicies(c v1.TopologySpreadConstraint, affinity, taints v1.NodeInclusionPolicy) v1.TopologySpreadConstraint {
-	if affinity != "" {
-		c.NodeAffinityPolicy = ptr.To(affinity)
-	}
-	if taints != "" {
-		c.NodeTaintsPolicy = ptr.To(taints)
-	}
-	return c
-}
-
 func exNamed(p *v1.Pod, name string) *v1.Pod {
 	p.Name, p.UID = name, types.UID(name)
 	return p
-}
-
-func concat[T any](xs ...[]T) []T {
-	var out []T
-	for _, x := range xs {
-		out = append(out, x...)
-	}
-	return out
 }
 
 const (
@@ -213,42 +174,6 @@ func pcWeb(n int, milli int64, cs ...v1.TopologySpreadConstraint) []*v1.Pod {
 	return out
 }
 
-// exResult is what the engine decides for one pod over a cluster.
-type exResult struct {
-	spread *topology.Spread
-	counts *topology.Counts
-	// admitted are the nodes PodTopologySpread's Filter accepts.
-	admitted []string
-	// feasible are the admitted nodes the pod can also use as far as node
-	// affinity and NoSchedule/NoExecute taints go.
-	feasible []string
-	verdict  map[string]*topology.Rejection
-}
-
-// exRun evaluates pod over the cluster with the engine, and checks every
-// node's decision against the real plugin run by real.
-func exRun(t *testing.T, real *realScheduler, defaults *topology.Defaults, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod) exResult {
-	t.Helper()
-	spread, err := topology.NewSpread(pod, defaults)
-	require.NoError(t, err, "NewSpread")
-	u, err := topology.NewUniverse(nodes, pods, nil, nil)
-	require.NoError(t, err, "NewUniverse")
-	res := exResult{spread: spread, counts: u.Count(spread), verdict: map[string]*topology.Rejection{}}
-	want := real.run(t, nodes, pods, pod, nil)
-	for _, n := range nodes {
-		r := res.counts.Admit(n)
-		res.verdict[n.Name] = r
-		assert.Equal(t, want.codes[n.Name], engineCode(r), "node %s: engine %s, real scheduler %s", n.Name, verdictString(r), want.codes[n.Name])
-		if r == nil {
-			res.admitted = append(res.admitted, n.Name)
-			if exUsable(pod, n) {
-				res.feasible = append(res.feasible, n.Name)
-			}
-		}
-	}
-	return res
-}
-
 // exUsable reports whether pod passes node affinity and taints on n.
 func exUsable(pod *v1.Pod, n *v1.Node) bool {
 	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(n); !ok {
@@ -258,17 +183,6 @@ func exUsable(pod *v1.Pod, n *v1.Node) bool {
 		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
 	})
 	return !bad
-}
-
-func exSame(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	g, w := append([]string(nil), got...), append([]string(nil), want...)
-	sort.Strings(g)
-	sort.Strings(w)
-	if len(g) == 0 && len(w) == 0 {
-		return
-	}
-	assert.Equal(t, w, g, what)
 }
 
 // exCluster is the planner's view of the other scheduler filters: node
@@ -311,7 +225,7 @@ func (c *exCluster) Reset() error {
 // order, must pass PodTopologySpread's Filter on the cluster of the
 // existing nodes plus the nodes planned so far, with the pods placed
 // before it bound.
-func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
+func checkPlan(tb testing.TB, real *spreadtest.RealScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
 	tb.Helper()
 	index := map[string]int{}
 	for i, pn := range plan.Nodes {
@@ -327,8 +241,8 @@ func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.
 				view = append(view, plan.Nodes[registered].Node)
 			}
 		}
-		res := real.run(tb, view, bound, pl.Pod, []string{pl.Node})
-		if code := res.codes[pl.Node]; code != framework.Success {
+		res := real.Run(tb, view, bound, pl.Pod, []string{pl.Node})
+		if code := res.Codes[pl.Node]; code != framework.Success {
 			bad = append(bad, fmt.Sprintf("%s on %s: real scheduler %s", pl.Pod.Name, pl.Node, code))
 		}
 		p := pl.Pod.DeepCopy()

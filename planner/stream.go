@@ -193,12 +193,3 @@ func (pd *plannedDomains) add(pn *plannedState) {
 	}
 	b.nodes = append(b.nodes, pn)
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -124,8 +125,8 @@ func BenchmarkAdmitNew(b *testing.B) {
 // plus Filter over the same 5,000 nodes, through the framework.
 func BenchmarkRealPlugin(b *testing.B) {
 	nodes, pods, pod := benchCluster(b)
-	real := newRealScheduler(b, nil)
-	real.load(nodes, pods)
+	real := spreadtest.NewRealScheduler(b, nil)
+	real.Load(nodes, pods)
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
 		names[i] = n.Name
@@ -133,6 +134,6 @@ func BenchmarkRealPlugin(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		real.schedule(b, pod, names)
+		real.Schedule(b, pod, names)
 	}
 }

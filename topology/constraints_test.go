@@ -18,6 +18,7 @@ import (
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -225,7 +226,7 @@ func TestMergedMatchLabelKeys(t *testing.T) {
 	h1 := map[string]string{"app": "web", "pod-template-hash": "h1"}
 	h2 := map[string]string{"app": "web", "pod-template-hash": "h2"}
 	pods := concat(exPods("a1", 2, h1), exPods("b1", 1, h1), exPods("b1", 3, h2), exPods("c1", 1, h1))
-	real := newRealScheduler(t, nil)
+	real := spreadtest.NewRealScheduler(t, nil)
 
 	results := map[string]exResult{}
 	for name, c := range map[string]v1.TopologySpreadConstraint{"unmerged": unmerged, "merged": merged} {

@@ -75,15 +75,15 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 	}
 	full, err := topology.NewUniverse(c.nodes, c.pods, nil, nil)
 	require.NoError(tb, err, "NewUniverse")
-	real := cfg.real.run(tb, c.nodes, c.pods, c.pod, nil)
+	real := cfg.real.Run(tb, c.nodes, c.pods, c.pod, nil)
 
 	// The per-domain counts and global minimum PreFilter computed.
 	counts := full.Count(spread)
-	if len(real.matchNum) != len(spread.Hard) {
+	if len(real.MatchNum) != len(spread.Hard) {
 		out = append(out, mismatch{check: "counts", engine: fmt.Sprintf("%d hard constraints", len(spread.Hard)),
-			real: fmt.Sprintf("%d hard constraints", len(real.matchNum))})
+			real: fmt.Sprintf("%d hard constraints", len(real.MatchNum))})
 	} else {
-		for i, m := range real.matchNum {
+		for i, m := range real.MatchNum {
 			if d := compareCounts(counts, i, spread.Hard[i], m); d != "" {
 				out = append(out, mismatch{check: "counts", engine: d, real: fmt.Sprint(m)})
 			}
@@ -95,7 +95,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 		if len(spread.Hard) > 0 {
 			st.hard++
 		}
-		for i, m := range real.matchNum {
+		for i, m := range real.MatchNum {
 			lowest := -1
 			for _, n := range m {
 				if lowest < 0 || n < lowest {
@@ -106,7 +106,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 				st.minDomainsZero++
 			}
 		}
-		for _, code := range real.codes {
+		for _, code := range real.Codes {
 			st.codes[code]++
 		}
 	}
@@ -114,8 +114,8 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 		for _, n := range c.nodes {
 			decided()
 			got := cnt.Admit(n)
-			if engineCode(got) != real.codes[n.Name] {
-				out = append(out, mismatch{check: name, node: n.Name, engine: verdictString(got), real: real.codes[n.Name].String()})
+			if engineCode(got) != real.Codes[n.Name] {
+				out = append(out, mismatch{check: name, node: n.Name, engine: verdictString(got), real: real.Codes[n.Name].String()})
 			}
 		}
 	}
@@ -142,10 +142,10 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 	for _, name := range c.added {
 		added := full.Node(name)
 		seen = append(seen, added.Node)
-		realNew := cfg.real.run(tb, seen, podsOff(c.pods, name), c.pod, nil)
+		realNew := cfg.real.Run(tb, seen, podsOff(c.pods, name), c.pod, nil)
 		decided()
-		if got := grown.AdmitNew(added.Node); engineCode(got) != realNew.codes[name] {
-			out = append(out, mismatch{check: "AdmitNew", node: name, engine: verdictString(got), real: realNew.codes[name].String()})
+		if got := grown.AdmitNew(added.Node); engineCode(got) != realNew.Codes[name] {
+			out = append(out, mismatch{check: "AdmitNew", node: name, engine: verdictString(got), real: realNew.Codes[name].String()})
 		}
 		before := make([]int, len(spread.Hard))
 		for i := range spread.Hard {
@@ -156,8 +156,8 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 		grown.AddNode(&topology.Node{Node: added.Node, Planned: true})
 		for _, n := range seen {
 			decided()
-			if got := grown.Admit(n); engineCode(got) != realNew.codes[n.Name] {
-				out = append(out, mismatch{check: "AddNode", node: n.Name, engine: verdictString(got), real: realNew.codes[n.Name].String()})
+			if got := grown.Admit(n); engineCode(got) != realNew.Codes[n.Name] {
+				out = append(out, mismatch{check: "AddNode", node: n.Name, engine: verdictString(got), real: realNew.Codes[n.Name].String()})
 			}
 		}
 		// Then its pods land.
@@ -165,7 +165,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 			grown.AddPod(p, added)
 		}
 		if st != nil {
-			st.codes[realNew.codes[name]]++
+			st.codes[realNew.Codes[name]]++
 			for i := range spread.Hard {
 				if grown.Domains(i) > before[i] {
 					st.newDomain++

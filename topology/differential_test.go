@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -30,7 +31,7 @@ var (
 // the engine's matching Defaults.
 type diffConfig struct {
 	name     string
-	real     *realScheduler
+	real     *spreadtest.RealScheduler
 	defaults *topology.Defaults
 }
 
@@ -96,7 +97,7 @@ func diffConfigs(tb testing.TB) []diffConfig {
 	}
 	out := make([]diffConfig, 0, len(cfgs))
 	for _, c := range cfgs {
-		out = append(out, diffConfig{name: c.name, real: newRealScheduler(tb, c.args, objs...),
+		out = append(out, diffConfig{name: c.name, real: spreadtest.NewRealScheduler(tb, c.args, objs...),
 			defaults: topology.NewDefaults(c.cs, owners)})
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -31,9 +32,9 @@ func TestExamplesDefaults(t *testing.T) {
 		return p
 	}
 	zoneDefault := []v1.TopologySpreadConstraint{{TopologyKey: keyZone, MaxSkew: 1, WhenUnsatisfiable: v1.DoNotSchedule}}
-	listReal := newRealScheduler(t, &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting,
+	listReal := spreadtest.NewRealScheduler(t, &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting,
 		DefaultConstraints: zoneDefault}, objs...)
-	systemReal := newRealScheduler(t, nil, objs...)
+	systemReal := spreadtest.NewRealScheduler(t, nil, objs...)
 	listDefaults := topology.NewDefaults(zoneDefault, owners)
 
 	t.Run("system defaults are ScheduleAnyway: no hard constraints", func(t *testing.T) {

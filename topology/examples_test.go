@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -15,7 +16,7 @@ import (
 // asserted against the engine and cross-checked node by node against the
 // real v1.33.1 plugin.
 func TestExamples(t *testing.T) {
-	real := newRealScheduler(t, nil)
+	real := spreadtest.NewRealScheduler(t, nil)
 
 	// Three zones, one node each.
 	threeZones := []*v1.Node{exNode("n1", "zone1"), exNode("n2", "zone2"), exNode("n3", "zone3")}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -16,7 +17,7 @@ import (
 // templates at size zero: the scheduler cannot see them, and the engine's
 // AdmitNew gives the verdict the scheduler gives once such a node registers.
 func TestExamplesZeroSize(t *testing.T) {
-	real := newRealScheduler(t, nil)
+	real := spreadtest.NewRealScheduler(t, nil)
 	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
 	template := exNode("zone-c-template", "zoneC")
 	groups := []*topology.Group{{Name: "group-c", Template: template, Size: 0, Min: 0, Max: 10}}
@@ -26,9 +27,9 @@ func TestExamplesZeroSize(t *testing.T) {
 	registered := func(t *testing.T, u *topology.Universe, cnt *topology.Counts, pods []*v1.Pod, pod *v1.Pod, node *v1.Node) {
 		t.Helper()
 		all := append(append([]*v1.Node(nil), u.Nodes[0].Node, u.Nodes[1].Node), node)
-		want := real.run(t, all, pods, pod, nil)
+		want := real.Run(t, all, pods, pod, nil)
 		for _, n := range all {
-			assert.Equal(t, want.codes[n.Name], engineCode(cnt.Admit(n)), "after %s registers, node %s: engine, real", node.Name, n.Name)
+			assert.Equal(t, want.Codes[n.Name], engineCode(cnt.Admit(n)), "after %s registers, node %s: engine, real", node.Name, n.Name)
 		}
 	}
 
@@ -47,8 +48,8 @@ func TestExamplesZeroSize(t *testing.T) {
 		// A new zoneC node is admitted (0 + 1 - 0), as Filter will say
 		// once it registers.
 		assert.Nil(t, cnt.AdmitNew(template), "AdmitNew(zoneC template)")
-		want := real.run(t, append(append([]*v1.Node(nil), nodes...), template), pods, pod, []string{template.Name})
-		assert.Equal(t, framework.Success, want.codes[template.Name], "real scheduler rejects the registered zoneC node")
+		want := real.Run(t, append(append([]*v1.Node(nil), nodes...), template), pods, pod, []string{template.Name})
+		assert.Equal(t, framework.Success, want.Codes[template.Name], "real scheduler rejects the registered zoneC node")
 		// Once the node exists zoneC counts with 0: the minimum drops to 0
 		// and zoneB (1 + 1 - 0 = 2) is no longer admitted.
 		cnt.AddNode(&topology.Node{Node: template, Group: "group-c", Planned: true})
@@ -90,8 +91,8 @@ func TestExamplesZeroSize(t *testing.T) {
 		declared := topology.ApplyDomainLabels(bare, map[string]string{keyZone: "zoneC"})
 		require.NotContains(t, bare.Labels, keyZone, "ApplyDomainLabels modified the template")
 		assert.Nil(t, cnt.AdmitNew(declared), "AdmitNew(template with declared zoneC)")
-		want := real.run(t, append(append([]*v1.Node(nil), nodes...), declared), pods, pod, []string{declared.Name})
-		assert.Equal(t, framework.Success, want.codes[declared.Name], "real scheduler on the registered node")
+		want := real.Run(t, append(append([]*v1.Node(nil), nodes...), declared), pods, pod, []string{declared.Name})
+		assert.Equal(t, framework.Success, want.Codes[declared.Name], "real scheduler on the registered node")
 	})
 
 	t.Run("a template in a zone that exists adds no domain", func(t *testing.T) {

@@ -5,12 +5,10 @@ import (
 	"math/rand"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
@@ -18,6 +16,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -110,105 +109,10 @@ func withPolicies(c v1.TopologySpreadConstraint, affinity, taints v1.NodeInclusi
 	return c
 }
 
-func exNamed(p *v1.Pod, name string) *v1.Pod {
-	p.Name, p.UID = name, types.UID(name)
-	return p
-}
-
 func concat[T any](xs ...[]T) []T {
 	var out []T
 	for _, x := range xs {
 		out = append(out, x...)
-	}
-	return out
-}
-
-const (
-	nodeCPU   = 4    // CPUs of every node and template unless stated
-	wholeNode = 3000 // millicores: one such pod per 4-CPU node
-	smallPod  = 1000
-)
-
-const (
-	zoneA = "zone-a"
-	zoneB = "zone-b"
-	zoneC = "zone-c"
-)
-
-// pcNode is a node (hostname = name, zone when not "") with cpus CPUs,
-// 16Gi and 110 pods allocatable.
-func pcNode(name, zone string, cpus int64) *v1.Node {
-	n := exNode(name, zone)
-	rl := v1.ResourceList{
-		v1.ResourceCPU:    *resource.NewQuantity(cpus, resource.DecimalSI),
-		v1.ResourceMemory: resource.MustParse("16Gi"),
-		v1.ResourcePods:   *resource.NewQuantity(110, resource.DecimalSI),
-	}
-	n.Status.Capacity, n.Status.Allocatable = rl, rl.DeepCopy()
-	return n
-}
-
-// pcGroup is a node group whose template is a cpus-CPU node in zone.
-func pcGroup(name, zone string, cpus int64, size, max int) *topology.Group {
-	return &topology.Group{Name: name, Template: pcNode(name+"-template", zone, cpus), Size: size, Max: max}
-}
-
-func pcTaint(g *topology.Group) *topology.Group {
-	g.Template.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "infra", Effect: v1.TaintEffectNoSchedule}}
-	return g
-}
-
-// pcPod is a pod of ReplicaSet app (labels app=<app>) in namespace default
-// requesting milli millicores, with constraints cs.
-func pcPod(name, app string, milli int64, cs ...v1.TopologySpreadConstraint) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name),
-			Labels: map[string]string{"app": app},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app,
-				UID: types.UID("rs-" + app), Controller: ptr.To(true)}}},
-		Spec: v1.PodSpec{
-			TopologySpreadConstraints: cs,
-			Containers: []v1.Container{{Name: "main", Image: "registry.example/app",
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-					v1.ResourceCPU: *resource.NewMilliQuantity(milli, resource.DecimalSI)}}}},
-		},
-	}
-}
-
-// pcBound binds p to node as a running pod.
-func pcBound(p *v1.Pod, node string) *v1.Pod {
-	p.Spec.NodeName = node
-	p.Status.Phase = v1.PodRunning
-	return p
-}
-
-func pcPriority(p *v1.Pod, prio int32) *v1.Pod {
-	p.Spec.Priority = ptr.To(prio)
-	return p
-}
-
-func pcCreated(p *v1.Pod, at time.Time) *v1.Pod {
-	p.CreationTimestamp = metav1.NewTime(at)
-	return p
-}
-
-// pcHard is a DoNotSchedule constraint selecting app=<app>.
-func pcHard(key string, maxSkew int32, app string) v1.TopologySpreadConstraint {
-	return v1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: v1.DoNotSchedule,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}
-}
-
-func pcSoft(key string, maxSkew int32, app string) v1.TopologySpreadConstraint {
-	c := pcHard(key, maxSkew, app)
-	c.WhenUnsatisfiable = v1.ScheduleAnyway
-	return c
-}
-
-// pcWeb returns n pending whole-node (or milli) web pods web-1..web-n.
-func pcWeb(n int, milli int64, cs ...v1.TopologySpreadConstraint) []*v1.Pod {
-	var out []*v1.Pod
-	for i := 1; i <= n; i++ {
-		out = append(out, pcPod(fmt.Sprintf("web-%d", i), "web", milli, cs...))
 	}
 	return out
 }
@@ -227,18 +131,18 @@ type exResult struct {
 
 // exRun evaluates pod over the cluster with the engine, and checks every
 // node's decision against the real plugin run by real.
-func exRun(t *testing.T, real *realScheduler, defaults *topology.Defaults, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod) exResult {
+func exRun(t *testing.T, real *spreadtest.RealScheduler, defaults *topology.Defaults, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod) exResult {
 	t.Helper()
 	spread, err := topology.NewSpread(pod, defaults)
 	require.NoError(t, err, "NewSpread")
 	u, err := topology.NewUniverse(nodes, pods, nil, nil)
 	require.NoError(t, err, "NewUniverse")
 	res := exResult{spread: spread, counts: u.Count(spread), verdict: map[string]*topology.Rejection{}}
-	want := real.run(t, nodes, pods, pod, nil)
+	want := real.Run(t, nodes, pods, pod, nil)
 	for _, n := range nodes {
 		r := res.counts.Admit(n)
 		res.verdict[n.Name] = r
-		assert.Equal(t, want.codes[n.Name], engineCode(r), "node %s: engine %s, real scheduler %s", n.Name, verdictString(r), want.codes[n.Name])
+		assert.Equal(t, want.Codes[n.Name], engineCode(r), "node %s: engine %s, real scheduler %s", n.Name, verdictString(r), want.Codes[n.Name])
 		if r == nil {
 			res.admitted = append(res.admitted, n.Name)
 			if exUsable(pod, n) {
@@ -311,7 +215,7 @@ func (c *exCluster) Reset() error {
 // order, must pass PodTopologySpread's Filter on the cluster of the
 // existing nodes plus the nodes planned so far, with the pods placed
 // before it bound.
-func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
+func checkPlan(tb testing.TB, real *spreadtest.RealScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
 	tb.Helper()
 	index := map[string]int{}
 	for i, pn := range plan.Nodes {
@@ -327,8 +231,8 @@ func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.
 				view = append(view, plan.Nodes[registered].Node)
 			}
 		}
-		res := real.run(tb, view, bound, pl.Pod, []string{pl.Node})
-		if code := res.codes[pl.Node]; code != framework.Success {
+		res := real.Run(tb, view, bound, pl.Pod, []string{pl.Node})
+		if code := res.Codes[pl.Node]; code != framework.Success {
 			bad = append(bad, fmt.Sprintf("%s on %s: real scheduler %s", pl.Pod.Name, pl.Node, code))
 		}
 		p := pl.Pod.DeepCopy()
@@ -336,19 +240,4 @@ func checkPlan(tb testing.TB, real *realScheduler, nodes []*v1.Node, pods []*v1.
 		bound = append(bound, p)
 	}
 	return bad
-}
-
-// exPlan plans pending over the cluster and returns the plan and where
-// each pod was placed.
-func exPlan(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, groups []*topology.Group, pending ...*v1.Pod) (*planner.Plan, map[string]string) {
-	t.Helper()
-	u, err := topology.NewUniverse(nodes, pods, groups, nil)
-	require.NoError(t, err)
-	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Cluster: &exCluster{}})
-	require.NoError(t, err)
-	placed := map[string]string{}
-	for _, pl := range plan.Placements {
-		placed[pl.Pod.Name] = pl.Node
-	}
-	return plan, placed
 }

@@ -54,10 +54,10 @@ func TestDifferentialAfterRemoval(t *testing.T) {
 				pods = append(pods, p)
 			}
 		}
-		real := cfg.real.run(t, append(remaining, materialized...), pods, c.pod, filterOn)
+		real := cfg.real.Run(t, append(remaining, materialized...), pods, c.pod, filterOn)
 		for _, node := range remaining {
 			compared++
-			got, want := engineCode(counts.Admit(node)), real.codes[node.Name]
+			got, want := engineCode(counts.Admit(node)), real.Codes[node.Name]
 			if !assert.Equal(t, want, got, "seed %d (-seed=%d -cases=1), node %s: engine %v", seed, seed, node.Name, counts.Admit(node)) {
 				return
 			}

@@ -1,8 +1,11 @@
-package planner_test
+// Package spreadtest holds what the tests of topology and planner share:
+// the real kube-scheduler PodTopologySpread plugin run through the
+// scheduling framework, the oracle both packages are checked against. It is
+// imported only from _test.go files.
+package spreadtest
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"testing"
 
@@ -22,31 +25,29 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-
-	"github.com/spreadscale/spreadscale/topology"
 )
 
 // The real kube-scheduler v1.33.1 PodTopologySpread plugin, run through the
 // scheduling framework (PreFilter, then Filter per node).
 
-// switchLister is the framework's snapshot lister; each run points it at a
+// SwitchLister is the framework's snapshot lister; each run points it at a
 // fresh cache snapshot, so one framework serves many clusters.
-type switchLister struct{ snap *cache.Snapshot }
+type SwitchLister struct{ Snap *cache.Snapshot }
 
-func (l *switchLister) NodeInfos() framework.NodeInfoLister       { return l.snap.NodeInfos() }
-func (l *switchLister) StorageInfos() framework.StorageInfoLister { return l.snap.StorageInfos() }
+func (l *SwitchLister) NodeInfos() framework.NodeInfoLister       { return l.Snap.NodeInfos() }
+func (l *SwitchLister) StorageInfos() framework.StorageInfoLister { return l.Snap.StorageInfos() }
 
-// realScheduler is a scheduling framework whose only filter is the real
+// RealScheduler is a scheduling framework whose only filter is the real
 // PodTopologySpread plugin (plus the queue-sort and bind plugins every
 // profile needs), configured with the given defaulting.
-type realScheduler struct {
+type RealScheduler struct {
 	fwk    framework.Framework
-	lister *switchLister
+	lister *SwitchLister
 }
 
-// schedulerFeatures are the plugin features of a v1.33.1 kube-scheduler
+// SchedulerFeatures are the plugin features of a v1.33.1 kube-scheduler
 // with default feature gates.
-func schedulerFeatures(tb testing.TB) feature.Features {
+func SchedulerFeatures(tb testing.TB) feature.Features {
 	fg := utilfeature.DefaultFeatureGate
 	fts := feature.Features{
 		EnableNodeInclusionPolicyInPodTopologySpread: fg.Enabled(features.NodeInclusionPolicyInPodTopologySpread),
@@ -58,16 +59,16 @@ func schedulerFeatures(tb testing.TB) feature.Features {
 	return fts
 }
 
-// newRealScheduler builds the framework. args nil means the scheduler's
+// NewRealScheduler builds the framework. args nil means the scheduler's
 // default configuration (defaultingType: System). objs are the objects the
 // plugin's listers see (Services, ReplicaSets, ...).
-func newRealScheduler(tb testing.TB, args *config.PodTopologySpreadArgs, objs ...runtime.Object) *realScheduler {
+func NewRealScheduler(tb testing.TB, args *config.PodTopologySpreadArgs, objs ...runtime.Object) *RealScheduler {
 	tb.Helper()
 	metrics.Register()
 	if args == nil {
 		args = &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}
 	}
-	fts := schedulerFeatures(tb)
+	fts := SchedulerFeatures(tb)
 	registry := frameworkruntime.Registry{
 		queuesort.Name:         queuesort.New,
 		defaultbinder.Name:     defaultbinder.New,
@@ -83,20 +84,20 @@ func newRealScheduler(tb testing.TB, args *config.PodTopologySpreadArgs, objs ..
 		},
 		PluginConfig: []config.PluginConfig{{Name: podtopologyspread.Name, Args: args}},
 	}
-	fwk, lister := newTestFramework(tb, registry, profile, objs...)
-	return &realScheduler{fwk: fwk, lister: lister}
+	fwk, lister := NewTestFramework(tb, registry, profile, objs...)
+	return &RealScheduler{fwk: fwk, lister: lister}
 }
 
-// newTestFramework builds the real scheduler framework for profile over an
+// NewTestFramework builds the real scheduler framework for profile over an
 // empty switchable snapshot, with a fake clientset holding objs behind the
 // plugins' informers; it stops with the test.
-func newTestFramework(tb testing.TB, registry frameworkruntime.Registry, profile *config.KubeSchedulerProfile, objs ...runtime.Object) (framework.Framework, *switchLister) {
+func NewTestFramework(tb testing.TB, registry frameworkruntime.Registry, profile *config.KubeSchedulerProfile, objs ...runtime.Object) (framework.Framework, *SwitchLister) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	client := fake.NewClientset(objs...)
 	factory := informers.NewSharedInformerFactory(client, 0)
-	lister := &switchLister{snap: cache.NewEmptySnapshot()}
+	lister := &SwitchLister{Snap: cache.NewEmptySnapshot()}
 	fwk, err := frameworkruntime.NewFramework(ctx, registry, profile,
 		frameworkruntime.WithSnapshotSharedLister(lister),
 		frameworkruntime.WithInformerFactory(factory),
@@ -108,19 +109,19 @@ func newTestFramework(tb testing.TB, registry frameworkruntime.Registry, profile
 	return fwk, lister
 }
 
-// realRun is the outcome of one scheduling cycle of the real plugin.
-type realRun struct {
-	// codes is the Filter status code per node name.
-	codes map[string]framework.Code
-	// matchNum is the plugin's PreFilter state: matching pods per topology
+// RealRun is the outcome of one scheduling cycle of the real plugin.
+type RealRun struct {
+	// Codes is the Filter status code per node name.
+	Codes map[string]framework.Code
+	// MatchNum is the plugin's PreFilter state: matching pods per topology
 	// value, per hard constraint (nil when PreFilter skipped the plugin).
-	matchNum []map[string]int
+	MatchNum []map[string]int
 }
 
-// scheduledPods returns the pods the scheduler's cache holds for this
+// ScheduledPods returns the pods the scheduler's cache holds for this
 // cluster: bound to an existing node and not Succeeded/Failed (its pod
 // informer never lists terminal pods).
-func scheduledPods(nodes []*v1.Node, pods []*v1.Pod) []*v1.Pod {
+func ScheduledPods(nodes []*v1.Node, pods []*v1.Pod) []*v1.Pod {
 	exists := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		exists[n.Name] = true
@@ -138,39 +139,39 @@ func scheduledPods(nodes []*v1.Node, pods []*v1.Pod) []*v1.Pod {
 
 // run schedules pod against the cluster: PreFilter once, then Filter on
 // each of the nodes named in filterOn (all nodes when nil).
-func (r *realScheduler) run(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod, filterOn []string) realRun {
+func (r *RealScheduler) Run(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod, pod *v1.Pod, filterOn []string) RealRun {
 	tb.Helper()
-	r.load(nodes, pods)
+	r.Load(nodes, pods)
 	if filterOn == nil {
 		for _, n := range nodes {
 			filterOn = append(filterOn, n.Name)
 		}
 	}
-	return r.schedule(tb, pod, filterOn)
+	return r.Schedule(tb, pod, filterOn)
 }
 
 // load gives the scheduler a snapshot of the cluster, as its cache would.
-func (r *realScheduler) load(nodes []*v1.Node, pods []*v1.Pod) {
-	r.lister.snap = cache.NewSnapshot(scheduledPods(nodes, pods), nodes)
+func (r *RealScheduler) Load(nodes []*v1.Node, pods []*v1.Pod) {
+	r.lister.Snap = cache.NewSnapshot(ScheduledPods(nodes, pods), nodes)
 }
 
 // schedule runs one scheduling cycle of pod on the loaded snapshot.
-func (r *realScheduler) schedule(tb testing.TB, pod *v1.Pod, filterOn []string) realRun {
+func (r *RealScheduler) Schedule(tb testing.TB, pod *v1.Pod, filterOn []string) RealRun {
 	tb.Helper()
 	ctx := context.Background()
 	state := framework.NewCycleState()
 	_, pst, _ := r.fwk.RunPreFilterPlugins(ctx, state, pod)
 	require.True(tb, pst.IsSuccess(), "real PreFilter for pod %s: %v", pod.Name, pst)
-	out := realRun{codes: map[string]framework.Code{}}
+	out := RealRun{Codes: map[string]framework.Code{}}
 	if !state.SkipFilterPlugins.Has(podtopologyspread.Name) {
-		out.matchNum = preFilterMatchNum(tb, state)
+		out.MatchNum = preFilterMatchNum(tb, state)
 	}
 	for _, name := range filterOn {
-		ni, err := r.lister.snap.NodeInfos().Get(name)
+		ni, err := r.lister.Snap.NodeInfos().Get(name)
 		require.NoError(tb, err, "snapshot lacks node %s", name)
 		st := r.fwk.RunFilterPlugins(ctx, state, pod, ni)
 		require.NotEqual(tb, framework.Error, st.Code(), "real Filter error on %s: %v", name, st)
-		out.codes[name] = st.Code()
+		out.Codes[name] = st.Code()
 	}
 	return out
 }
@@ -190,23 +191,4 @@ func preFilterMatchNum(tb testing.TB, state *framework.CycleState) []map[string]
 	m, ok := f.Interface().([]map[string]int)
 	require.True(tb, ok, "TpValueToMatchNum is %s, want []map[string]int", f.Type())
 	return m
-}
-
-// engineCode maps an engine verdict to the status code the plugin returns.
-func engineCode(r *topology.Rejection) framework.Code {
-	switch {
-	case r == nil:
-		return framework.Success
-	case r.MissingKey:
-		return framework.UnschedulableAndUnresolvable
-	default:
-		return framework.Unschedulable
-	}
-}
-
-func verdictString(r *topology.Rejection) string {
-	if r == nil {
-		return "Success"
-	}
-	return fmt.Sprintf("%s (%v)", engineCode(r), r)
 }
