@@ -73,8 +73,12 @@ func (p *planner) place(pod *v1.Pod) error {
 // candidateStream).
 func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	req := p.requestsOf(pod)
-	s := &candidateStream{p: p, c: c, req: req, fixed: p.fixedCandidates(c, req, nil, false)}
+	s := &candidateStream{p: p, c: c, req: req, fixed: p.existingCandidates(c, req, nil, false)}
+	p.memo.releaseCandidates(s.fixed)
 	slices.SortStableFunc(s.fixed, compareCandidates)
+	for _, groups := range p.groupsByDomain(c) {
+		s.groups = append(s.groups, groupCursor{groups: groups})
+	}
 	if len(p.planned) > 0 {
 		for _, b := range p.memo.plannedByDomain(topology.DomainKeys(c.spread), req, p.planned).buckets {
 			sk := p.memo.skipFor(c, b)
@@ -91,7 +95,7 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 // as the eager enumerator the stream must agree with).
 func (p *planner) diagnose(pod *v1.Pod, c *class, diag *diagnosis) {
 	req := p.requestsOf(pod)
-	p.fixedCandidates(c, req, diag, true)
+	p.fixedCandidates(c, req, diag)
 	for _, pn := range p.plannedWithRoom(req) {
 		if c.failed[pn.Name] {
 			continue
@@ -104,12 +108,26 @@ func (p *planner) diagnose(pod *v1.Pod, c *class, diag *diagnosis) {
 
 // fixedCandidates returns the existing nodes and the groups' next nodes
 // that admit the pod and have capacity, unsorted; diag collects why the
-// others do not. Unless check is set, every one is returned unchecked:
-// the stream checks a candidate (valid) only when it reaches it, and the
-// first one it reaches is usually taken.
-func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis, check bool) []candidate {
-	out := p.memo.candidateBuffer()
+// others do not.
+func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis) []candidate {
+	out := p.existingCandidates(c, req, diag, true)
 	defer func() { p.memo.releaseCandidates(out) }()
+	for _, g := range p.groups {
+		cand := p.candidate(c, p.templateNode(g), g, nil)
+		if p.valid(c, &cand, diag) {
+			out = append(out, cand)
+		}
+	}
+	return out
+}
+
+// existingCandidates returns the existing nodes with room for req that
+// admit the pod, unsorted; diag collects why the others do not. Unless
+// check is set, every one is returned unchecked: the stream checks a
+// candidate (valid) only when it reaches it, and the first one it
+// reaches is usually taken. The result is the memo's candidate buffer.
+func (p *planner) existingCandidates(c *class, req requests, diag *diagnosis, check bool) []candidate {
+	out := p.memo.candidateBuffer()
 	if len(p.planned) > 0 {
 		// Existing nodes only become possible once the plan has added a
 		// node (pending pods did not fit them when the loop started).
@@ -120,13 +138,6 @@ func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis, check
 			if !check || p.valid(c, &cand, diag) {
 				out = append(out, cand)
 			}
-		}
-	}
-	for _, g := range p.groups {
-		cand := p.candidate(c, p.templateNode(g), g, nil)
-		cand.unchecked = !check
-		if !check || p.valid(c, &cand, diag) {
-			out = append(out, cand)
 		}
 	}
 	return out
@@ -230,10 +241,8 @@ func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedS
 	case g == nil: // an existing node: the caller sets cost and rank
 	case pn != nil:
 		cand.rank = len(p.groups) + pn.order
-	case g.ZeroOrMax && g.Size+g.planned == 0:
-		cand.cost, cand.rank = g.Max, c.groupRank(g)
 	default:
-		cand.cost, cand.rank = 1, c.groupRank(g)
+		cand.cost, cand.rank = newNodeCost(g), c.groupRank(g)
 	}
 	return cand
 }
@@ -281,10 +290,7 @@ func (p *planner) nodeName(group string, n int) string {
 // plan and returns the node the pod goes to; nil when the estimation
 // limiter refuses any of them (no node is added then, and none after).
 func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
-	n := 1
-	if g.ZeroOrMax && g.Size+g.planned == 0 {
-		n = g.Max
-	}
+	n := newNodeCost(g)
 	if p.req.Limits.AllowNode != nil {
 		for i := 0; i < n; i++ {
 			if !p.req.Limits.AllowNode(g.Name) {
@@ -296,6 +302,9 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 	}
 	if p.budget != nil {
 		p.budget.Take(g.Name, n)
+	}
+	if n > 1 {
+		p.memo.costDropped()
 	}
 	var firstPN *plannedState
 	for i := 0; i < n; i++ {

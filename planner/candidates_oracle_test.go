@@ -15,7 +15,7 @@ import (
 // candidate buffer with the stream: callers copy the result.
 func (p *planner) eagerCandidates(pod *v1.Pod, c *class) []candidate {
 	req := p.requestsOf(pod)
-	valid := p.fixedCandidates(c, req, nil, true)
+	valid := p.fixedCandidates(c, req, nil)
 	for _, pn := range p.plannedWithRoom(req) {
 		if c.failed[pn.Name] || !c.counts.Admits(pn.Node, false, topology.AllConstraints) {
 			continue

@@ -24,10 +24,7 @@ func (p *planner) capacityOf(g *groupState, detail bool) *Reason {
 }
 
 func (p *planner) capacityDetail(g *groupState, detail bool) *Reason {
-	need := 1
-	if g.ZeroOrMax && g.Size+g.planned == 0 {
-		need = g.Max
-	}
+	need := newNodeCost(g)
 	if g.Size+g.planned+need > g.Max {
 		if !detail {
 			return noCapacity

@@ -21,6 +21,9 @@ type planMemo struct {
 	// nodes and antiAffinity the pods with required pod anti-affinity;
 	// capacity counts the nodes added and the limiter's refusals.
 	version, nodes, antiAffinity, capacity int
+	// costs counts the zero-or-max groups opened: each one's next node
+	// then costs one node instead of Max (see groupDomains).
+	costs int
 	// classes are the per-class entries, groups the per-group ones (by
 	// groupState.rank).
 	classes map[*class]*classMemo
@@ -51,6 +54,8 @@ type classMemo struct {
 	fitsNew map[string]int
 	fitSpec int
 	capped  cappedMemo
+	// groupDomains are the class's groups by domain (see groupsByDomain).
+	groupDomains *groupDomains
 }
 
 // groupMemo is the memo's entry for one group.
@@ -86,6 +91,11 @@ func (m *planMemo) podPlaced(pod *v1.Pod) {
 	if HasRequiredPodAntiAffinity(pod) {
 		m.antiAffinity++
 	}
+}
+
+// costDropped records a zero-or-max group opening its Max nodes.
+func (m *planMemo) costDropped() {
+	m.costs++
 }
 
 // limiterRefused records the estimation limiter refusing a node.

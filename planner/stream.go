@@ -21,8 +21,10 @@ type candidateStream struct {
 	req   requests
 	fixed []candidate
 	next  int
-	// domains hold each domain's next admitted planned node.
+	// domains hold each domain's next admitted planned node, groups each
+	// domain's next group whose next node is valid.
 	domains []domainCursor
+	groups  []groupCursor
 }
 
 // domainCursor walks the planned nodes of one domain, from the class's
@@ -76,14 +78,27 @@ func (s *candidateStream) pop() (candidate, bool) {
 			best, bestCand = i, &d.head
 		}
 	}
+	bestGroup := -1
+	for i := range s.groups {
+		g := &s.groups[i]
+		if !g.fill(s.p, s.c) {
+			continue
+		}
+		if bestCand == nil || g.head.less(bestCand) {
+			bestGroup, bestCand = i, &g.head
+		}
+	}
 	if bestCand == nil {
 		return candidate{}, false
 	}
 	out := *bestCand
-	if best < 0 {
-		s.next++
-	} else {
+	switch {
+	case bestGroup >= 0:
+		s.groups[bestGroup].ready = false
+	case best >= 0:
 		s.domains[best].ready = false
+	default:
+		s.next++
 	}
 	return out, true
 }
