@@ -104,6 +104,9 @@ type raceRow struct {
 	KarpenterPrice, OwnPrice, LowerBound float64
 	// OwnPriceRange is spreadscale's price, min–max when samples differ.
 	OwnPriceRange string
+	// OwnPartial: some sample of spreadscale made fewer than Pods pods
+	// schedulable, so its price is that of part of the pods.
+	OwnPartial bool
 	// KarpenterPriced are the runs of hack/karpenter's BenchmarkPrice.
 	KarpenterPriced []map[string]float64
 }
@@ -136,6 +139,7 @@ func raceRows(sum map[string]map[string]summary, karpenter karpenterRuns) []race
 			row.OwnPods = quality(s, "pods/op")
 			row.OwnPrice = s.Median["$/h"]
 			row.OwnPriceRange = dollarRange(s, "$/h")
+			row.OwnPartial = s.Min["pods/op"] < float64(r.Pods)
 		}
 		if k, err := mixOf(r.Case); err == nil {
 			row.LowerBound = bench.LowerBound(k.Generate().Pods)

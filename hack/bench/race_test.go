@@ -104,15 +104,19 @@ func TestPriceToLowerBoundTarget(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		own, lb   float64
+		partial   bool
 		wantValue string
 	}{
-		{"a plan at 1.2 times the bound meets it", 120, 100, "| c $/h vs lower bound | ≤ 1.25x | 1.20x | yes |"},
-		{"a plan at exactly 1.25 times the bound meets it", 125, 100, "| c $/h vs lower bound | ≤ 1.25x | 1.25x | yes |"},
-		{"a plan at 1.3 times the bound misses it", 130, 100, "| c $/h vs lower bound | ≤ 1.25x | 1.30x | **no** |"},
+		{"a plan at 1.2 times the bound meets it", 120, 100, false, "| c $/h vs lower bound | ≤ 1.25x | 1.20x | yes |"},
+		{"a plan at exactly 1.25 times the bound meets it", 125, 100, false, "| c $/h vs lower bound | ≤ 1.25x | 1.25x | yes |"},
+		{"a plan at 1.3 times the bound misses it", 130, 100, false, "| c $/h vs lower bound | ≤ 1.25x | 1.30x | **no** |"},
+		{"a partial plan under the bound's limit cannot meet it", 90, 100, true, "| c $/h vs lower bound | ≤ 1.25x | 0.90x | – (1500 / 2000 pods) |"},
+		{"a partial plan above the bound's limit misses it", 130, 100, true, "| c $/h vs lower bound | ≤ 1.25x | 1.30x | **no** |"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			writePriceTargets(&buf, raceRow{race: race{Case: "c"}, OwnPrice: tc.own, KarpenterPrice: 200, LowerBound: tc.lb})
+			writePriceTargets(&buf, raceRow{race: race{Case: "c", Pods: 2000}, OwnPrice: tc.own, KarpenterPrice: 200, LowerBound: tc.lb,
+				OwnPartial: tc.partial, OwnPods: "1500"})
 			assert.Contains(t, buf.String(), tc.wantValue)
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 )
 
 // priceToBoundLimit is how far above the lower bound spreadscale's plan
@@ -45,17 +46,26 @@ func writePricedRuns(w io.Writer, rows []raceRow) {
 
 // writePriceTargets judges a row's price targets: spreadscale's plan at
 // most Karpenter's, and at most priceToBoundLimit times the lower bound.
+// A plan that made only part of the pods schedulable cannot meet them
+// (the rest of the pods would add to its price), but misses them when it
+// is already too dear.
 func writePriceTargets(w io.Writer, r raceRow) {
+	met := func(ok bool) string {
+		if ok && r.OwnPartial {
+			return "– (" + r.OwnPods + " / " + strconv.Itoa(r.Pods) + " pods)"
+		}
+		return yesNo(ok)
+	}
 	if r.OwnPrice == 0 || r.KarpenterPrice == 0 {
 		fmt.Fprintf(w, "| %s $/h vs Karpenter | ≤ %s | %s | – |\n", r.Case, dollars(r.KarpenterPrice), dollars(r.OwnPrice))
 	} else {
 		fmt.Fprintf(w, "| %s $/h vs Karpenter | ≤ %s | %s | %s |\n", r.Case, dollars(r.KarpenterPrice), dollars(r.OwnPrice),
-			yesNo(r.OwnPrice <= r.KarpenterPrice))
+			met(r.OwnPrice <= r.KarpenterPrice))
 	}
 	if r.OwnPrice == 0 || r.LowerBound == 0 {
 		fmt.Fprintf(w, "| %s $/h vs lower bound | ≤ %.2fx | not measured | – |\n", r.Case, priceToBoundLimit)
 		return
 	}
 	got := r.OwnPrice / r.LowerBound
-	fmt.Fprintf(w, "| %s $/h vs lower bound | ≤ %.2fx | %.2fx | %s |\n", r.Case, priceToBoundLimit, got, yesNo(got <= priceToBoundLimit))
+	fmt.Fprintf(w, "| %s $/h vs lower bound | ≤ %.2fx | %.2fx | %s |\n", r.Case, priceToBoundLimit, got, met(got <= priceToBoundLimit))
 }
