@@ -30,8 +30,8 @@ type mix struct {
 
 // newMix seeds the draws with 42 in math/rand's generator, as Karpenter's
 // benchmark does; pods draws in its order (label, selector, CPU, memory),
-// so 2,000 pods from a new mix are those of BenchmarkScheduling2000 when
-// it runs first in its process.
+// so 2,000 pods from a new mix have the labels and requests of the pods of
+// BenchmarkScheduling2000 when it runs first in its process.
 func newMix() *mix {
 	return &mix{rng: rand.New(rand.NewSource(42))}
 }
