@@ -31,11 +31,14 @@ BENCH_FLAGS = -run '^$$' -benchmem -benchtime=$(BENCH_TIME) -timeout 120m
 # the cluster included); Karpenter's own BenchmarkScheduling2000/5000 at v1.15.0
 # (hack/karpenter, a Go module of its own: Karpenter needs k8s 0.36 and Go
 # 1.26.9, which GOTOOLCHAIN fetches through the module proxy),
-# BENCH_RACE_COUNT samples each; a CPU profile of spreadscale in each of
-# BENCH_RACE_PROFILED.
+# BENCH_RACE_COUNT samples each; the price of Karpenter's plan on the same
+# inputs (hack/karpenter BenchmarkPrice2000/5000: Karpenter's Solve called
+# as a library, each nodeclaim priced), BENCH_RACE_PRICE_COUNT samples
+# each; a CPU profile of spreadscale in each of BENCH_RACE_PROFILED.
 BENCH_RACE_CASES ?= karpenter_2000p_200g karpenter_5000p_200g karpenter_2000p_2000g 5000n_2000p_600g 5000n_2000p_2000g
 BENCH_RACE_PROFILED ?= karpenter_2000p_200g karpenter_5000p_200g karpenter_2000p_2000g
 BENCH_RACE_COUNT ?= 3
+BENCH_RACE_PRICE_COUNT ?= 1
 BENCH_STOCK_DEADLINE ?= 10m
 KARPENTER_TOOLCHAIN := go1.26.9
 KARPENTER_PKG := sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling
@@ -65,13 +68,13 @@ bench:
 	  -spreadsim $(BENCH_OUT)/spreadsim.txt \
 	  -race-profiles '$(subst $(space),$(comma),$(foreach c,$(BENCH_RACE_PROFILED),$(c)=$(BENCH_OUT)/profile-$(c).txt))' \
 	  -benchstat '$(GO) run $(BENCHSTAT)' -load-before $(BENCH_OUT)/loadavg-before -start $$(cat $(BENCH_OUT)/start) \
-	  -command 'make bench BENCH_HEADLINE_COUNT=$(BENCH_HEADLINE_COUNT) BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) BENCH_RACE_COUNT=$(BENCH_RACE_COUNT) BENCH_SPREADSIM_COUNT=$(BENCH_SPREADSIM_COUNT)'
+	  -command 'make bench BENCH_HEADLINE_COUNT=$(BENCH_HEADLINE_COUNT) BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) BENCH_RACE_COUNT=$(BENCH_RACE_COUNT) BENCH_RACE_PRICE_COUNT=$(BENCH_RACE_PRICE_COUNT) BENCH_SPREADSIM_COUNT=$(BENCH_SPREADSIM_COUNT)'
 	@rm -f $(BENCH_OUT)/start $(BENCH_OUT)/loadavg-before
 	@echo "wrote BENCHMARKS.md (raw results: $(BENCH_OUT)/bench.txt, $(BENCH_OUT)/karpenter.txt; profiles: $(BENCH_OUT)/profile*.txt)"
 
 comma := ,
 
-## bench-race: appends the race cases to $(BENCH_OUT)/bench.txt (spreadscale, then stock CA once with a deadline, stopped runs listed in capped.txt), runs Karpenter's benchmark into karpenter.txt and profiles spreadscale's race decisions.
+## bench-race: appends the race cases to $(BENCH_OUT)/bench.txt (spreadscale, then stock CA once with a deadline, stopped runs listed in capped.txt), runs Karpenter's benchmark and the priced Solve of hack/karpenter into karpenter.txt and profiles spreadscale's race decisions.
 bench-race:
 	@mkdir -p $(BENCH_OUT)
 	set -o pipefail; $(GO) test ./test/bench/ $(BENCH_FLAGS) -bench 'BenchmarkDecision/$(bench_race_re)/spreadscale' \
@@ -88,6 +91,9 @@ bench-race:
 	set -o pipefail; GOTOOLCHAIN=$(KARPENTER_TOOLCHAIN) $(GO) -C hack/karpenter test -tags=test_performance -run '^$$' \
 	  -bench '^BenchmarkScheduling(2000|5000)$$' -benchtime=1x -cpu 2 -benchmem -count=$(BENCH_RACE_COUNT) -timeout 60m \
 	  $(KARPENTER_PKG) | tee $(BENCH_OUT)/karpenter.txt
+	set -o pipefail; GOTOOLCHAIN=$(KARPENTER_TOOLCHAIN) $(GO) -C hack/karpenter test -tags=test_performance -run '^$$' \
+	  -bench '^BenchmarkPrice(2000|5000)$$' -benchtime=1x -cpu 2 -benchmem -count=$(BENCH_RACE_PRICE_COUNT) -timeout 60m \
+	  . | tee -a $(BENCH_OUT)/karpenter.txt
 	for c in $(BENCH_RACE_PROFILED); do \
 	  $(GO) test ./test/bench/ $(BENCH_FLAGS) -bench "BenchmarkDecision/^$$c\$$/spreadscale" -count=1 \
 	    -cpuprofile $(BENCH_OUT)/cpu-$$c.pprof -o $(BENCH_OUT)/bench.test > /dev/null || exit 1; \

@@ -40,7 +40,7 @@ func main() {
 	flag.Int64Var(&o.start, "start", 0, "Unix time the run started (0: unknown)")
 	flag.StringVar(&o.command, "command", "make bench", "the command that produced the results, for the report")
 	flag.StringVar(&o.profile, "profile", "", "go tool pprof -top output of spreadscale's headline decision to include (empty: none)")
-	flag.StringVar(&o.karpenter, "karpenter", "", "go test -bench BenchmarkScheduling output of Karpenter (empty: no race)")
+	flag.StringVar(&o.karpenter, "karpenter", "", "go test -bench output of Karpenter's BenchmarkScheduling and of hack/karpenter's BenchmarkPrice (empty: no race)")
 	flag.StringVar(&o.capped, "capped", "", "file of \"timeout <case> <deadline>\" lines for the stock runs make bench stopped")
 	flag.StringVar(&o.raceProfiles, "race-profiles", "", "comma-separated <case>=<go tool pprof -top output> of spreadscale's race decisions")
 	flag.StringVar(&o.loop, "loop", "", "go test -bench BenchmarkLoop output (empty: no whole-loop section)")

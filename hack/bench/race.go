@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spreadscale/spreadscale/test/bench"
 )
 
 // race is one row of the race against Karpenter's scheduler: a
@@ -26,13 +28,20 @@ var races = []race{
 	{"karpenter_2000p_2000g", 2000},
 }
 
-// karpenterRE matches "BenchmarkScheduling<pods>[-procs] <iterations> <value> <unit>...".
-var karpenterRE = regexp.MustCompile(`^BenchmarkScheduling(\d+)(?:-\d+)?\s+\d+\s+(.*)$`)
+// karpenterRE matches "Benchmark<Scheduling|Price><pods>[-procs] <iterations> <value> <unit>...".
+var karpenterRE = regexp.MustCompile(`^Benchmark(Scheduling|Price)(\d+)(?:-\d+)?\s+\d+\s+(.*)$`)
 
-// parseKarpenter reads Karpenter's BenchmarkScheduling<pods> result lines
-// (units ns/op, pods/sec, pods, nodes, B/op, allocs/op) by pod count.
-func parseKarpenter(r io.Reader) (map[int][]map[string]float64, error) {
-	out := map[int][]map[string]float64{}
+// karpenterRuns are Karpenter's results by pod count: Timed from its own
+// BenchmarkScheduling<pods> (units ns/op, pods/sec, pods, nodes, B/op,
+// allocs/op), Priced from hack/karpenter's BenchmarkPrice<pods> (units
+// ns/op, pods/sec, nodeclaims, pods, $/h, lb-$/h, B/op, allocs/op).
+type karpenterRuns struct {
+	Timed, Priced map[int][]map[string]float64
+}
+
+// parseKarpenter reads the result lines of both benchmarks.
+func parseKarpenter(r io.Reader) (karpenterRuns, error) {
+	out := karpenterRuns{Timed: map[int][]map[string]float64{}, Priced: map[int][]map[string]float64{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -40,12 +49,16 @@ func parseKarpenter(r io.Reader) (map[int][]map[string]float64, error) {
 		if m == nil {
 			continue
 		}
-		pods, _ := strconv.Atoi(m[1])
-		metrics, err := parseMetrics(m[2])
+		pods, _ := strconv.Atoi(m[2])
+		metrics, err := parseMetrics(m[3])
 		if err != nil {
-			return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
+			return karpenterRuns{}, fmt.Errorf("result line %q: %w", sc.Text(), err)
 		}
-		out[pods] = append(out[pods], metrics)
+		runs := out.Timed
+		if m[1] == "Price" {
+			runs = out.Priced
+		}
+		runs[pods] = append(runs[pods], metrics)
 	}
 	return out, sc.Err()
 }
@@ -86,34 +99,71 @@ type raceRow struct {
 	KarpenterNodes, OwnNodes  string
 	KarpenterRuns, OwnSamples int
 	OwnPods                   string
+	// Prices per hour of the plans (0: not measured) and the lower bound
+	// of the case's pods (bench.LowerBound).
+	KarpenterPrice, OwnPrice, LowerBound float64
+	// OwnPriceRange is spreadscale's price, min–max when samples differ.
+	OwnPriceRange string
+	// OwnPartial: some sample of spreadscale made fewer than Pods pods
+	// schedulable, so its price is that of part of the pods.
+	OwnPartial bool
+	// KarpenterPriced are the runs of hack/karpenter's BenchmarkPrice.
+	KarpenterPriced []map[string]float64
 }
 
 // groupsRE reads the number of node groups from a case name.
 var groupsRE = regexp.MustCompile(`_(\d+)g(?:_|$)`)
 
 // raceRows measures every race from the decision medians and Karpenter's
-// results.
-func raceRows(sum map[string]map[string]summary, karpenter map[int][]map[string]float64) []raceRow {
+// results: pods/s and nodes from Karpenter's own benchmark, its price from
+// hack/karpenter's, spreadscale's from the decisions, and the lower bound
+// from the case's generated pods.
+func raceRows(sum map[string]map[string]summary, karpenter karpenterRuns) []raceRow {
 	var rows []raceRow
 	for _, r := range races {
-		row := raceRow{race: r, KarpenterNodes: "–", OwnNodes: "–", OwnPods: "–"}
+		row := raceRow{race: r, KarpenterNodes: "–", OwnNodes: "–", OwnPods: "–", OwnPriceRange: "–"}
 		if m := groupsRE.FindStringSubmatch(r.Case); m != nil {
 			row.Groups = m[1]
 		}
-		if runs := karpenter[r.Pods]; len(runs) > 0 {
+		if runs := karpenter.Timed[r.Pods]; len(runs) > 0 {
 			row.KarpenterRuns = len(runs)
 			row.KarpenterRate = medianOf(runs, "pods/sec")
 			row.KarpenterNodes = count(medianOf(runs, "nodes"))
 		}
+		row.KarpenterPriced = karpenter.Priced[r.Pods]
+		row.KarpenterPrice = medianOf(row.KarpenterPriced, "$/h")
 		if s, ok := sum[r.Case]["spreadscale"]; ok && s.Median["ns/op"] > 0 {
 			row.OwnSamples = s.Samples
 			row.OwnRate = s.Median["pods/op"] / (s.Median["ns/op"] / 1e9)
 			row.OwnNodes = quality(s, "nodes/op")
 			row.OwnPods = quality(s, "pods/op")
+			row.OwnPrice = s.Median["$/h"]
+			row.OwnPriceRange = dollarRange(s, "$/h")
+			row.OwnPartial = s.Min["pods/op"] < float64(r.Pods)
+		}
+		if k, err := mixOf(r.Case); err == nil {
+			row.LowerBound = bench.LowerBound(k.Generate().Pods)
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// dollars formats a price per hour to a tenth ("–": not measured).
+func dollars(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// dollarRange is the median price of unit, or its range when the samples
+// differ.
+func dollarRange(s summary, unit string) string {
+	if s.Min[unit] != s.Max[unit] {
+		return dollars(s.Min[unit]) + "–" + dollars(s.Max[unit])
+	}
+	return dollars(s.Median[unit])
 }
 
 // rate formats pods per second.
@@ -148,7 +198,7 @@ func parseCapped(r io.Reader) (capped, error) {
 
 // writeRace appends the race table, its targets, stock CA's result on the
 // same inputs and the growth in the number of node groups.
-func writeRace(w io.Writer, results []result, karpenter map[int][]map[string]float64, stopped capped) {
+func writeRace(w io.Writer, results []result, karpenter karpenterRuns, stopped capped) {
 	sum, _ := summarize(results)
 	rows := raceRows(sum, karpenter)
 	fmt.Fprintf(w, "\n## Race: Karpenter's scheduler\n\n")
@@ -161,21 +211,24 @@ func writeRace(w io.Writer, results []result, karpenter map[int][]map[string]flo
 	fmt.Fprintf(w, "in fifths: generic, zone spread, hostname spread, zone self-affinity, hostname anti-affinity).\n")
 	fmt.Fprintf(w, "Karpenter's benchmark always offers its 400 types (2,000 offerings); *groups* is ours.\n")
 	fmt.Fprintf(w, "*pods/s*: pods made schedulable per second (Karpenter's `pods/sec`: pods over one `Solve`;\n")
-	fmt.Fprintf(w, "spreadscale: pods/op over the decision's time, medians). Ratio: spreadscale / Karpenter.\n\n")
-	fmt.Fprintf(w, "| race | karpenter pods/s | spreadscale pods/s | ratio | karpenter nodes | spreadscale nodes | groups |\n")
-	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "spreadscale: pods/op over the decision's time, medians). Ratio: spreadscale / Karpenter.\n")
+	writePriceNote(w)
+	fmt.Fprintf(w, "| race | karpenter pods/s | spreadscale pods/s | ratio | karpenter nodes | spreadscale nodes | groups | karpenter $/h | spreadscale $/h | lower bound $/h |\n")
+	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		ratioS := "–"
 		if r.KarpenterRate > 0 && r.OwnRate > 0 {
 			ratioS = fmt.Sprintf("%.2fx", r.OwnRate/r.KarpenterRate)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Case, rate(r.KarpenterRate), rate(r.OwnRate), ratioS,
-			r.KarpenterNodes, r.OwnNodes, r.Groups)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Case, rate(r.KarpenterRate), rate(r.OwnRate), ratioS,
+			r.KarpenterNodes, r.OwnNodes, r.Groups, dollars(r.KarpenterPrice), r.OwnPriceRange, dollars(r.LowerBound))
 	}
-	fmt.Fprintf(w, "\nSamples: Karpenter %s; spreadscale %s. spreadscale's pods made schedulable: %s.\n",
+	fmt.Fprintf(w, "\nSamples: Karpenter %s (priced: %s); spreadscale %s. spreadscale's pods made schedulable: %s.\n",
 		joinRows(rows, func(r raceRow) string { return strconv.Itoa(r.KarpenterRuns) }),
+		joinRows(rows, func(r raceRow) string { return strconv.Itoa(len(r.KarpenterPriced)) }),
 		joinRows(rows, func(r raceRow) string { return strconv.Itoa(r.OwnSamples) }),
 		joinRows(rows, func(r raceRow) string { return r.OwnPods + " / " + strconv.Itoa(r.Pods) }))
+	writePricedRuns(w, rows)
 	writeRaceTargets(w, rows)
 	writeRaceReading(w)
 	writeStockNote(w, sum, stopped)
@@ -193,8 +246,9 @@ func joinRows(rows []raceRow, f func(raceRow) string) string {
 }
 
 // writeRaceTargets judges the race's targets: at 200 groups at least 10x
-// Karpenter's pods/s, at 2,000 groups at least 3x, and in every row no
-// more nodes than Karpenter.
+// Karpenter's pods/s, at 2,000 groups at least 3x, and in every row a
+// plan priced at most Karpenter's and at most 1.25 times the lower bound
+// (writePriceTargets).
 func writeRaceTargets(w io.Writer, rows []raceRow) {
 	fmt.Fprintf(w, "\n| race target | limit | this run | met |\n|---|---:|---:|---|\n")
 	for _, r := range rows {
@@ -208,13 +262,7 @@ func writeRaceTargets(w io.Writer, rows []raceRow) {
 			got := r.OwnRate / r.KarpenterRate
 			fmt.Fprintf(w, "| %s pods/s vs Karpenter | ≥ %.0fx | %.2fx | %s |\n", r.Case, limit, got, yesNo(got >= limit))
 		}
-		own, err1 := strconv.ParseFloat(r.OwnNodes, 64)
-		theirs, err2 := strconv.ParseFloat(r.KarpenterNodes, 64)
-		if err1 != nil || err2 != nil {
-			fmt.Fprintf(w, "| %s nodes vs Karpenter | ≤ %s | %s | – |\n", r.Case, r.KarpenterNodes, r.OwnNodes)
-			continue
-		}
-		fmt.Fprintf(w, "| %s nodes vs Karpenter | ≤ %s | %s | %s |\n", r.Case, r.KarpenterNodes, r.OwnNodes, yesNo(own <= theirs))
+		writePriceTargets(w, r)
 	}
 }
 
@@ -269,8 +317,12 @@ func stockOutcome(c string, sum map[string]map[string]summary, stopped capped) s
 	if secs > 0 {
 		r = st.Median["pods/op"] / secs
 	}
-	return fmt.Sprintf("%s %s, %s pods made schedulable with %s nodes (%s pods/s)", c, duration(st.Median["ns/op"]),
-		quality(st, "pods/op"), quality(st, "nodes/op"), rate(r))
+	price := ""
+	if st.Median["$/h"] > 0 {
+		price = ", " + dollars(st.Median["$/h"]) + " $/h"
+	}
+	return fmt.Sprintf("%s %s, %s pods made schedulable with %s nodes (%s pods/s%s)", c, duration(st.Median["ns/op"]),
+		quality(st, "pods/op"), quality(st, "nodes/op"), rate(r), price)
 }
 
 // writeGrowthStock says what stock CA did on the growth cases beyond the

@@ -88,7 +88,8 @@ var priceModes = []mode{
 // estimated, expander, balancing) per op, stock and spreadscale on the same
 // generated cluster, and reports its quality: pods/op is the number of
 // pending pods the decision makes schedulable, nodes/op the number of nodes
-// it requests; peak-RSS-B is the process's peak resident set during the
+// it requests, $/h their price per hour when every group has a price
+// (PlanPrice); peak-RSS-B is the process's peak resident set during the
 // decision (see peakRSS).
 func BenchmarkDecision(b *testing.B) {
 	for _, c := range cases {
@@ -128,6 +129,9 @@ func BenchmarkDecision(b *testing.B) {
 					}
 					b.ReportMetric(float64(dec.PodsHelped), "pods/op")
 					b.ReportMetric(float64(dec.NewNodes), "nodes/op")
+					if price, ok := PlanPrice(s, dec); ok {
+						b.ReportMetric(price, "$/h")
+					}
 				})
 				if d != nil {
 					d.Close()

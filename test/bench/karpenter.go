@@ -56,7 +56,8 @@ const (
 // Generate builds the cluster: no nodes; for instance type i (0-based)
 // i+1 vCPU, 2(i+1) GiB and 10(i+1) pods of capacity (allocatable less the
 // overhead above), one node group per offering (5 per type, min 0), each
-// priced 0.1 per vCPU plus 0.1 per GB (10^9 bytes) of memory; and Pods
+// priced PricePerVCPU per vCPU plus PricePerGB per GB (10^9 bytes) of
+// memory of its capacity; and Pods
 // pending pods, a fifth each (the remainder generic) of:
 //
 //   - generic pods;
@@ -115,7 +116,7 @@ func karpenterGroup(i int, capacity, zone string) sim.NodeGroup {
 		apiv1.ResourceMemory: *resource.NewQuantity(gibs<<30-reservedMemory, resource.BinarySI),
 		apiv1.ResourcePods:   pods,
 	}
-	price := 0.1*float64(cpus) + 0.1*float64(gibs<<30)/1e9
+	price := PricePerVCPU*float64(cpus) + PricePerGB*float64(gibs<<30)/1e9
 	return sim.NodeGroup{Name: name, MinSize: 0, MaxSize: karpenterGroupMax, Template: t, Price: &price}
 }
 
