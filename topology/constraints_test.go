@@ -25,16 +25,11 @@ import (
 // cPod is pod default/bad with labels app=web, pod-template-hash=h1 and
 // constraints cs.
 func cPod(cs ...v1.TopologySpreadConstraint) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "default",
-			Labels: map[string]string{"app": "web", "pod-template-hash": "h1"}},
-		Spec: v1.PodSpec{TopologySpreadConstraints: cs},
-	}
+	return spreadtest.MakePod().Name("bad").UID("").Label("app", "web").Label("pod-template-hash", "h1").Spread(cs...).Obj()
 }
 
 func cValid() v1.TopologySpreadConstraint {
-	return v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: keyZone, WhenUnsatisfiable: v1.DoNotSchedule,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
+	return spreadtest.Hard(keyZone, 1, "web")
 }
 
 func cWith(f func(c *v1.TopologySpreadConstraint)) v1.TopologySpreadConstraint {
