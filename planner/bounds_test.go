@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -36,9 +37,9 @@ func TestReplanningAtItsBound(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			planner.SetMaxRounds(t, tc.maxRounds)
-			pending := pcWeb(4, 1000, pcHard(keyHost, 1, "web"))
-			pending = append(pending, pcPriority(pcPod("batch", "batch", 4000), -1))
-			groups := []*topology.Group{pcGroup("g", zoneA, 4, 0, 10)}
+			pending := webPods(4, 1000, spreadtest.Hard(keyHost, 1, "web"))
+			pending = append(pending, replica("batch", "batch").MilliCPU(4000).Priority(-1).Obj())
+			groups := []*topology.Group{cpuGroup("g", zoneA, 4, 0, 10)}
 			u, err := topology.NewUniverse(nil, nil, groups, map[string]string{})
 			require.NoError(t, err)
 			plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending,
@@ -69,18 +70,18 @@ func TestReplanningAtItsBound(t *testing.T) {
 func TestShareBandsAtTheirBound(t *testing.T) {
 	sched := newFilterScheduler(t)
 	planner.SetMaxBandTuples(t, 0)
-	cons := []v1.TopologySpreadConstraint{pcHard(keyZone, 1, "web"), pcHard(keyCapacity, 1, "web")}
+	cons := []v1.TopologySpreadConstraint{spreadtest.Hard(keyZone, 1, "web"), spreadtest.Hard(keyCapacity, 1, "web")}
 	var groups []*topology.Group
 	for _, z := range []string{zoneA, zoneB, zoneC} {
 		for _, ct := range []string{"spot", "on-demand"} {
-			g := pcGroup(fmt.Sprintf("%s-%s", ct, z), z, 4, 0, 1000)
+			g := cpuGroup(fmt.Sprintf("%s-%s", ct, z), z, 4, 0, 1000)
 			g.Template.Labels[keyCapacity] = ct
 			groups = append(groups, g)
 		}
 	}
 	u, err := topology.NewUniverse(nil, nil, groups, map[string]string{})
 	require.NoError(t, err)
-	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pcWeb(20, 1000, cons...),
+	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: webPods(20, 1000, cons...),
 		Cluster: newRealCluster(t, sched, nil, nil, map[string]string{})})
 	require.NoError(t, err)
 	assert.Empty(t, plan.Placements, describePlan(plan))

@@ -8,10 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -96,14 +94,8 @@ func (c *capCluster) Reset() error {
 
 // capNode is a 4-CPU node in zone.
 func capNode(name, zone string) *v1.Node {
-	rl := v1.ResourceList{
-		v1.ResourceCPU:  resource.MustParse("4"),
-		v1.ResourcePods: resource.MustParse("110"),
-	}
-	return &v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name, v1.LabelTopologyZone: zone}},
-		Status:     v1.NodeStatus{Capacity: rl, Allocatable: rl.DeepCopy()},
-	}
+	return spreadtest.MakeNode().Name(name).Zone(zone).
+		Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "4", v1.ResourcePods: "110"}).Obj()
 }
 
 func capGroup(name, zone string, size, max int) *topology.Group {
@@ -114,21 +106,12 @@ func capGroup(name, zone string, size, max int) *topology.Group {
 // millicores, created at second t, with a zone DoNotSchedule constraint
 // (maxSkew 1) on app=<app> unless spread is false.
 func capPod(name, rs, app string, milli int64, t int, spread bool) *v1.Pod {
-	yes := true
-	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name),
-			Labels:            map[string]string{"app": app},
-			CreationTimestamp: metav1.NewTime(time.Unix(1700000000+int64(t), 0)),
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs,
-				UID: types.UID("uid-" + rs), Controller: &yes}}},
-		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "main", Resources: v1.ResourceRequirements{
-			Requests: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(milli, resource.DecimalSI)}}}}},
-	}
+	p := spreadtest.MakePod().Name(name).Label("app", app).Owner("ReplicaSet", rs, "uid-"+rs).
+		Created(time.Unix(1700000000+int64(t), 0)).MilliCPU(milli)
 	if spread {
-		p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone,
-			WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+		p.Spread(spreadtest.Hard(v1.LabelTopologyZone, 1, app))
 	}
-	return p
+	return p.Obj()
 }
 
 func capOutcome(plan *planner.Plan) (map[string]planner.Placement, map[string]*planner.Reason) {

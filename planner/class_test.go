@@ -7,19 +7,16 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 )
 
 // bare is a pod without a controller: namespace default, label app=web,
 // one container requesting 1 CPU.
 func bare(name string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), Labels: map[string]string{"app": "web"}},
-		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
-			Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}}}}},
-	}
+	return spreadtest.MakePod().Name(name).UID("uid-"+name).Label("app", "web").Container("c", "").
+		Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj()
 }
 
 // TestClassOfPodsWithoutAController: pods without a controller are one

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -23,9 +24,9 @@ func BenchmarkPlanMultiKey(b *testing.B) {
 		for _, keys := range [][]string{{keyZone, keyCapacity}, {keyZone, keyCapacity, keyHost}, {keyZone}} {
 			var cons []v1.TopologySpreadConstraint
 			for _, k := range keys {
-				cons = append(cons, pcHard(k, 1, "web"))
+				cons = append(cons, spreadtest.Hard(k, 1, "web"))
 			}
-			pending := pcWeb(n, 1500, cons...)
+			pending := webPods(n, 1500, cons...)
 			name := fmt.Sprintf("%dp_%dkeys", n, len(keys))
 			if len(keys) == 3 {
 				name = fmt.Sprintf("%dp_2keys_hostname", n)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -98,7 +99,7 @@ func bindInOrder(t *testing.T, sched *filterScheduler, c *oracleCase, plan *plan
 		if st := sched.filter(t, view, bound, pod, names[j]); !st.IsSuccess() {
 			bad = append(bad, fmt.Sprintf("%s on %s: %v", pod.Name, names[j], st.Reasons()))
 		}
-		bound = append(bound, pcBound(pod.DeepCopy(), names[j]))
+		bound = append(bound, spreadtest.PodFrom(pod).Node(names[j]).Phase(v1.PodRunning).Obj())
 	}
 	return bad
 }
@@ -196,7 +197,7 @@ func checkAgainstOracle(t *testing.T, sched *filterScheduler, c *oracleCase, st 
 func TestCompletePlansZoneAndCapacityType(t *testing.T) {
 	sched := newFilterScheduler(t)
 	groups := zoneCapacityGroups(10)
-	cons := []v1.TopologySpreadConstraint{pcHard(keyZone, 1, "web"), pcHard(keyCapacity, 1, "web")}
+	cons := []v1.TopologySpreadConstraint{spreadtest.Hard(keyZone, 1, "web"), spreadtest.Hard(keyCapacity, 1, "web")}
 	tests := []struct {
 		name       string
 		pods       int
@@ -225,14 +226,14 @@ func TestCompletePlansZoneAndCapacityType(t *testing.T) {
 			gc := groups[len(groups)-1]
 			gc.Size, gc.Max = 0, 10
 			if tc.zoneCFull {
-				n := pcNode("on-demand-zone-c-1", zoneC, 2)
+				n := spreadtest.MakeNode().Name("on-demand-zone-c-1").Zone(zoneC).Capacity(nodeResources(2)).Obj()
 				n.Labels[keyCapacity] = "on-demand"
 				nodes, groupOf[n.Name], gc.Size, gc.Max = []*v1.Node{n}, gc.Name, 1, 1
-				bound = []*v1.Pod{pcBound(pcPod("web-bound", "web", 1500, cons...), n.Name)}
+				bound = []*v1.Pod{replica("web-bound", "web").MilliCPU(1500).Spread(cons...).Node(n.Name).Phase(v1.PodRunning).Obj()}
 			}
 			u, err := topology.NewUniverse(nodes, bound, groups, groupOf)
 			require.NoError(t, err)
-			plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pcWeb(tc.pods, 1500, cons...),
+			plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: webPods(tc.pods, 1500, cons...),
 				Cluster: newRealCluster(t, sched, nodes, bound, groupOf)})
 			require.NoError(t, err)
 			zones, types := map[string]int{}, map[string]int{}
@@ -272,7 +273,7 @@ func zoneCapacityGroups(max int) []*topology.Group {
 			if z == zoneC && ct == "spot" {
 				continue
 			}
-			g := pcGroup(ct+"-"+z, z, 2, 0, max)
+			g := cpuGroup(ct+"-"+z, z, 2, 0, max)
 			g.Template.Labels[keyCapacity] = ct
 			groups = append(groups, g)
 		}

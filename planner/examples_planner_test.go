@@ -20,9 +20,9 @@ import (
 // the real plugin.
 func TestExamplesPlannerSharedCounts(t *testing.T) {
 	real := spreadtest.NewRealScheduler(t, nil)
-	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
-	pods := exPods("a1", 1, exWeb)
-	groups := []*topology.Group{{Name: "group-a", Template: exNode("group-a-template", "zoneA"), Max: 10}}
+	nodes := []*v1.Node{spreadtest.MakeNode().Name("a1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("b1").Zone("zoneB").Obj()}
+	pods := spreadtest.RunningPods("a1", 1, spreadtest.WebLabels())
+	groups := []*topology.Group{{Name: "group-a", Template: spreadtest.MakeNode().Name("group-a-template").Zone("zoneA").Obj(), Max: 10}}
 	replay := func(t *testing.T, plan *planner.Plan) {
 		t.Helper()
 		assert.Empty(t, checkPlan(t, real, nodes, pods, plan), "placements the scheduler rejects")
@@ -33,9 +33,9 @@ func TestExamplesPlannerSharedCounts(t *testing.T) {
 	// does (1 + 1 - 0 > 1).
 	for _, names := range [][2]string{{"a-batch", "b-web"}, {"b-batch", "a-web"}} {
 		t.Run("self-match "+names[0]+" "+names[1], func(t *testing.T) {
-			batch := exNamed(exPod(exHard(keyZone, 1)), names[0])
+			batch := spreadtest.MakePod().Name(names[0]).Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
 			batch.Labels = map[string]string{"app": "batch"}
-			web := exNamed(exPod(exHard(keyZone, 1)), names[1])
+			web := spreadtest.MakePod().Name(names[1]).Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
 			plan, placed := exPlan(t, nodes, pods, groups, batch, web)
 			if placed[batch.Name] == "" {
 				why := ""
@@ -55,16 +55,16 @@ func TestExamplesPlannerSharedCounts(t *testing.T) {
 	// 0 on b1). A maxSkew 2 pod may join it (1 + 1 - 0 = 2); a maxSkew 1
 	// pod needs another new node.
 	t.Run("maxSkew: loose first", func(t *testing.T) {
-		loose := exNamed(exPod(exHard(keyHost, 2)), "a-loose")
-		strict := exNamed(exPod(exHard(keyHost, 1)), "b-strict")
+		loose := spreadtest.MakePod().Name("a-loose").Label("app", "web").Spread(spreadtest.Hard(keyHost, 2, "web")).Obj()
+		strict := spreadtest.MakePod().Name("b-strict").Label("app", "web").Spread(spreadtest.Hard(keyHost, 1, "web")).Obj()
 		plan, placed := exPlan(t, nodes, pods, groups, loose, strict)
 		assert.True(t, placed[loose.Name] != "" && placed[strict.Name] != "" && placed[loose.Name] != placed[strict.Name],
 			"placements %v: want both placed, on different nodes", placed)
 		replay(t, plan)
 	})
 	t.Run("maxSkew: strict first", func(t *testing.T) {
-		strict := exNamed(exPod(exHard(keyHost, 1)), "a-strict")
-		loose := exNamed(exPod(exHard(keyHost, 2)), "b-loose")
+		strict := spreadtest.MakePod().Name("a-strict").Label("app", "web").Spread(spreadtest.Hard(keyHost, 1, "web")).Obj()
+		loose := spreadtest.MakePod().Name("b-loose").Label("app", "web").Spread(spreadtest.Hard(keyHost, 2, "web")).Obj()
 		plan, placed := exPlan(t, nodes, pods, groups, strict, loose)
 		assert.True(t, placed[loose.Name] != "" && placed[loose.Name] == placed[strict.Name] && plan.TotalNewNodes() == 1,
 			"placements %v with %d new nodes: want both on one new node", placed, plan.TotalNewNodes())

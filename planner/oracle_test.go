@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -92,8 +93,8 @@ func comboOfLabels(l map[string]string, keys []string) string {
 // kube-scheduler would have done before cluster-autoscaler saw them.
 func genOracleCase(tb testing.TB, seed int64, sched *filterScheduler) *oracleCase {
 	r := rand.New(rand.NewSource(seed))
-	c := &oracleCase{seed: seed, groupOf: map[string]string{}, podMilli: pick(r, int64(600), 900, 1500)}
-	c.keys = []string{keyZone, pick(r, keyCapacity, keyRack)}
+	c := &oracleCase{seed: seed, groupOf: map[string]string{}, podMilli: spreadtest.Pick(r, int64(600), 900, 1500)}
+	c.keys = []string{keyZone, spreadtest.Pick(r, keyCapacity, keyRack)}
 	if r.Intn(3) == 0 {
 		c.keys = []string{keyZone, keyCapacity, keyRack}
 	}
@@ -121,7 +122,7 @@ func genOracleCase(tb testing.TB, seed int64, sched *filterScheduler) *oracleCas
 		c.addGroup(r, fmt.Sprintf("g%d", gi), cb)
 	}
 	for _, k := range c.keys {
-		con := pcHard(k, 1, "web")
+		con := spreadtest.Hard(k, 1, "web")
 		if r.Intn(4) == 0 {
 			con.MaxSkew = 2
 		}
@@ -131,28 +132,29 @@ func genOracleCase(tb testing.TB, seed int64, sched *filterScheduler) *oracleCas
 		c.cons = append(c.cons, con)
 	}
 	if r.Intn(6) == 0 {
-		c.cons = append(c.cons, pcHard(keyHost, 1, "web"))
+		c.cons = append(c.cons, spreadtest.Hard(keyHost, 1, "web"))
 	}
 	for _, n := range c.nodes {
 		cpu := n.Status.Allocatable[v1.ResourceCPU]
 		for k := r.Intn(int(cpu.MilliValue()/c.podMilli) + 1); k > 0; k-- {
-			c.pods = append(c.pods, pcBound(pcPod(fmt.Sprintf("bound-%d", len(c.pods)), "web", c.podMilli, c.cons...), n.Name))
+			c.pods = append(c.pods, replica(fmt.Sprintf("bound-%d", len(c.pods)), "web").MilliCPU(c.podMilli).Spread(c.cons...).
+				Node(n.Name).Phase(v1.PodRunning).Obj())
 		}
 	}
 	for i := 1 + r.Intn(10); i > 0; i-- {
-		c.pending = append(c.pending, pcPod(fmt.Sprintf("web-%02d", i), "web", c.podMilli, c.cons...))
+		c.pending = append(c.pending, replica(fmt.Sprintf("web-%02d", i), "web").MilliCPU(c.podMilli).Spread(c.cons...).Obj())
 	}
 	c.bindSchedulable(tb, sched)
 	return c
 }
 
 func (c *oracleCase) addGroup(r *rand.Rand, name string, combo []string) {
-	cpus := pick(r, int64(2), 3, 4)
+	cpus := spreadtest.Pick(r, int64(2), 3, 4)
 	size := 0
 	if r.Intn(3) == 0 {
 		size = 1 + r.Intn(2)
 	}
-	tmpl := pcNode(name+"-template", "", cpus)
+	tmpl := spreadtest.MakeNode().Name(name + "-template").Capacity(nodeResources(cpus)).Obj()
 	delete(tmpl.Labels, keyHost)
 	for i, k := range c.keys {
 		tmpl.Labels[k] = combo[i]
@@ -175,7 +177,7 @@ func (c *oracleCase) bindSchedulable(tb testing.TB, sched *filterScheduler) {
 		bound := false
 		for _, n := range c.nodes {
 			if sched.filter(tb, c.nodes, c.pods, p, n.Name).IsSuccess() {
-				c.pods = append(c.pods, pcBound(p, n.Name))
+				c.pods = append(c.pods, spreadtest.PodFrom(p).Node(n.Name).Phase(v1.PodRunning).Obj())
 				bound = true
 				break
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -389,17 +390,17 @@ func (o *planOutcome) zoneCounts(app string) map[string]int {
 // twoZonesCluster: zones a and b realized, each with one whole-node web
 // pod (zone c, when a case has it, is only a size-0 group).
 func twoZonesCluster() ([]*v1.Node, []*v1.Pod, map[string]string) {
-	return []*v1.Node{pcNode("a-1", zoneA, nodeCPU), pcNode("b-1", zoneB, nodeCPU)},
-		[]*v1.Pod{pcBound(pcPod("web-a-0", "web", wholeNode), "a-1"), pcBound(pcPod("web-b-0", "web", wholeNode), "b-1")},
+	return []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(), spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj()},
+		[]*v1.Pod{replica("web-a-0", "web").MilliCPU(wholeNode).Node("a-1").Phase(v1.PodRunning).Obj(), replica("web-b-0", "web").MilliCPU(wholeNode).Node("b-1").Phase(v1.PodRunning).Obj()},
 		map[string]string{"a-1": "group-a", "b-1": "group-b"}
 }
 
 // abcGroups are groups of zones a and b at size 1 and of zone c at size 0.
 func abcGroups() []*topology.Group {
 	return []*topology.Group{
-		pcGroup("group-a", zoneA, nodeCPU, 1, 10),
-		pcGroup("group-b", zoneB, nodeCPU, 1, 10),
-		pcGroup("group-c", zoneC, nodeCPU, 0, 10),
+		cpuGroup("group-a", zoneA, nodeCPU, 1, 10),
+		cpuGroup("group-b", zoneB, nodeCPU, 1, 10),
+		cpuGroup("group-c", zoneC, nodeCPU, 0, 10),
 	}
 }
 

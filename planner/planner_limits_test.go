@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -15,7 +16,7 @@ import (
 // estimation limiter bound the plan, and are the reason a pod is left.
 func TestPlannerLimits(t *testing.T) {
 	sched := newFilterScheduler(t)
-	zone1 := pcHard(keyZone, 1, "web")
+	zone1 := spreadtest.Hard(keyZone, 1, "web")
 	allowCalls := 0
 
 	cases := []*planCase{
@@ -24,13 +25,13 @@ func TestPlannerLimits(t *testing.T) {
 			// skew, so the limit is the reason.
 			return &planCase{
 				name: "group at max size",
-				nodes: []*v1.Node{pcNode("a-1", zoneA, nodeCPU), pcNode("a-2", zoneA, nodeCPU),
-					pcNode("b-1", zoneB, nodeCPU)},
-				pods: []*v1.Pod{pcBound(pcPod("web-a-0", "web", wholeNode), "a-1"),
-					pcBound(pcPod("web-a-1", "web", wholeNode), "a-2"), pcBound(pcPod("web-b-0", "web", wholeNode), "b-1")},
+				nodes: []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(), spreadtest.MakeNode().Name("a-2").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(),
+					spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj()},
+				pods: []*v1.Pod{replica("web-a-0", "web").MilliCPU(wholeNode).Node("a-1").Phase(v1.PodRunning).Obj(),
+					replica("web-a-1", "web").MilliCPU(wholeNode).Node("a-2").Phase(v1.PodRunning).Obj(), replica("web-b-0", "web").MilliCPU(wholeNode).Node("b-1").Phase(v1.PodRunning).Obj()},
 				groupOf: map[string]string{"a-1": "group-a", "a-2": "group-a", "b-1": "group-b"},
-				groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 2, 10), pcGroup("group-b", zoneB, nodeCPU, 1, 1)},
-				pending: pcWeb(1, wholeNode, zone1),
+				groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 2, 10), cpuGroup("group-b", zoneB, nodeCPU, 1, 1)},
+				pending: webPods(1, wholeNode, zone1),
 				wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonMaxSize, Group: "group-b"}},
 			}
 		}(),
@@ -39,8 +40,8 @@ func TestPlannerLimits(t *testing.T) {
 			return &planCase{
 				name:  "max nodes total",
 				nodes: nodes, pods: pods, groupOf: groupOf,
-				groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 1, 10), pcGroup("group-b", zoneB, nodeCPU, 1, 10)},
-				pending: pcWeb(2, wholeNode, zone1),
+				groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 1, 10), cpuGroup("group-b", zoneB, nodeCPU, 1, 10)},
+				pending: webPods(2, wholeNode, zone1),
 				limits:  planner.Limits{MaxNodesTotal: 3},
 				wantNew: map[string]int{"group-a": 1},
 				wantAt:  map[string]at{"web-1": {"group-a", "group-a-new-1"}},
@@ -52,8 +53,8 @@ func TestPlannerLimits(t *testing.T) {
 			return &planCase{
 				name:  "max new nodes",
 				nodes: nodes, pods: pods, groupOf: groupOf,
-				groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 1, 10), pcGroup("group-b", zoneB, nodeCPU, 1, 10)},
-				pending: pcWeb(2, wholeNode, zone1),
+				groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 1, 10), cpuGroup("group-b", zoneB, nodeCPU, 1, 10)},
+				pending: webPods(2, wholeNode, zone1),
 				limits:  planner.Limits{MaxNewNodes: 1},
 				wantNew: map[string]int{"group-a": 1},
 				wantAt:  map[string]at{"web-1": {"group-a", "group-a-new-1"}},
@@ -64,8 +65,8 @@ func TestPlannerLimits(t *testing.T) {
 			// The limiter allows one node: the second pod is refused a
 			// node, the third is not even offered one (no further call).
 			name:    "estimation limiter refuses",
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10)},
-			pending: pcWeb(3, wholeNode),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10)},
+			pending: webPods(3, wholeNode),
 			limits: planner.Limits{AllowNode: func(group string) bool {
 				allowCalls++
 				return allowCalls == 1
@@ -88,7 +89,7 @@ func TestPlannerLimits(t *testing.T) {
 // kube-scheduler's queue order.
 func TestPlannerQueueOrder(t *testing.T) {
 	sched := newFilterScheduler(t)
-	zone1 := pcHard(keyZone, 1, "web")
+	zone1 := spreadtest.Hard(keyZone, 1, "web")
 	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 	cases := []*planCase{
@@ -96,12 +97,12 @@ func TestPlannerQueueOrder(t *testing.T) {
 			// Room for two nodes, four pods listed low priority first:
 			// the two high-priority pods get the nodes.
 			name:   "higher priority first when capacity is short",
-			groups: []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 2)},
+			groups: []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 2)},
 			pending: []*v1.Pod{
-				pcPriority(pcPod("a-low", "web", wholeNode, zone1), 0),
-				pcPriority(pcPod("b-high", "web", wholeNode, zone1), 100),
-				pcPriority(pcPod("c-low", "web", wholeNode, zone1), 0),
-				pcPriority(pcPod("d-high", "web", wholeNode, zone1), 100),
+				replica("a-low", "web").MilliCPU(wholeNode).Spread(zone1).Priority(0).Obj(),
+				replica("b-high", "web").MilliCPU(wholeNode).Spread(zone1).Priority(100).Obj(),
+				replica("c-low", "web").MilliCPU(wholeNode).Spread(zone1).Priority(0).Obj(),
+				replica("d-high", "web").MilliCPU(wholeNode).Spread(zone1).Priority(100).Obj(),
 			},
 			wantNew: map[string]int{"group-a": 2},
 			wantAt: map[string]at{
@@ -115,10 +116,10 @@ func TestPlannerQueueOrder(t *testing.T) {
 		},
 		{
 			name:   "earlier creation first at equal priority",
-			groups: []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 1)},
+			groups: []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 1)},
 			pending: []*v1.Pod{
-				pcCreated(pcPod("a-late", "web", wholeNode), start.Add(time.Minute)),
-				pcCreated(pcPod("z-early", "web", wholeNode), start),
+				replica("a-late", "web").MilliCPU(wholeNode).Created(start.Add(time.Minute)).Obj(),
+				replica("z-early", "web").MilliCPU(wholeNode).Created(start).Obj(),
 			},
 			wantNew: map[string]int{"group-a": 1},
 			wantAt:  map[string]at{"z-early": {"group-a", "group-a-new-1"}},

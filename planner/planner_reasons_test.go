@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -16,7 +17,7 @@ import (
 // reason that names what would have to change.
 func TestPlannerUnplacedReasons(t *testing.T) {
 	sched := newFilterScheduler(t)
-	zone1 := pcHard(keyZone, 1, "web")
+	zone1 := spreadtest.Hard(keyZone, 1, "web")
 
 	cases := []*planCase{
 		{
@@ -24,36 +25,36 @@ func TestPlannerUnplacedReasons(t *testing.T) {
 			// the pod anyway: a higher limit would not help, the template
 			// is the reason.
 			name:    "group at max size whose template is too small",
-			nodes:   []*v1.Node{pcNode("a-1", zoneA, 2)},
+			nodes:   []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(2)).Obj()},
 			groupOf: map[string]string{"a-1": "group-a"},
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, 2, 1, 1)},
-			pending: pcWeb(1, wholeNode),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, 2, 1, 1)},
+			pending: webPods(1, wholeNode),
 			wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonDoesNotFit, Group: "group-a"}},
 		},
 		{
 			name:    "untolerated NoSchedule taint",
-			groups:  []*topology.Group{pcTaint(pcGroup("group-a", zoneA, nodeCPU, 0, 10))},
-			pending: pcWeb(1, smallPod, zone1),
+			groups:  []*topology.Group{withInfraTaint(cpuGroup("group-a", zoneA, nodeCPU, 0, 10))},
+			pending: webPods(1, smallPod, zone1),
 			wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonUntolerated, Group: "group-a"}},
 		},
 		{
 			// One template tainted, the other too small: not untolerated
 			// everywhere, so the pod does not fit.
 			name:    "tainted and too small templates",
-			groups:  []*topology.Group{pcTaint(pcGroup("group-a", zoneA, nodeCPU, 0, 10)), pcGroup("group-b", zoneB, 2, 0, 10)},
-			pending: pcWeb(1, wholeNode, zone1),
+			groups:  []*topology.Group{withInfraTaint(cpuGroup("group-a", zoneA, nodeCPU, 0, 10)), cpuGroup("group-b", zoneB, 2, 0, 10)},
+			pending: webPods(1, wholeNode, zone1),
 			wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonDoesNotFit, Group: "group-a"}},
 		},
 		{
 			name:    "template too small",
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, 2, 0, 10)},
-			pending: pcWeb(1, wholeNode, zone1),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, 2, 0, 10)},
+			pending: webPods(1, wholeNode, zone1),
 			wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonDoesNotFit, Group: "group-a"}},
 		},
 		{
 			name:    "template lacking the topology key",
-			groups:  []*topology.Group{pcGroup("group-x", "", nodeCPU, 0, 10)},
-			pending: pcWeb(1, smallPod, zone1),
+			groups:  []*topology.Group{cpuGroup("group-x", "", nodeCPU, 0, 10)},
+			pending: webPods(1, smallPod, zone1),
 			wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonMissingKey, Constraint: 0,
 				TopologyKey: keyZone, Group: "group-x"}},
 		},
@@ -62,18 +63,18 @@ func TestPlannerUnplacedReasons(t *testing.T) {
 			// new zone-a node would make the skew 2. The hard constraint
 			// is the pod's second one (the first is soft).
 			name:    "every domain would exceed maxSkew",
-			nodes:   []*v1.Node{pcNode("a-1", zoneA, nodeCPU), pcNode("b-1", zoneB, nodeCPU)},
-			pods:    []*v1.Pod{pcBound(pcPod("web-a-0", "web", wholeNode), "a-1"), pcBound(pcPod("batch-b-0", "batch", wholeNode), "b-1")},
+			nodes:   []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(), spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj()},
+			pods:    []*v1.Pod{replica("web-a-0", "web").MilliCPU(wholeNode).Node("a-1").Phase(v1.PodRunning).Obj(), replica("batch-b-0", "batch").MilliCPU(wholeNode).Node("b-1").Phase(v1.PodRunning).Obj()},
 			groupOf: map[string]string{"a-1": "group-a"},
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 1, 10)},
-			pending: pcWeb(1, wholeNode, pcSoft(keyHost, 1, "web"), zone1),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 1, 10)},
+			pending: webPods(1, wholeNode, spreadtest.Soft(keyHost, 1, "web"), zone1),
 			wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonSkew, Constraint: 1, TopologyKey: keyZone,
 				Domain: zoneA, Group: "group-a"}},
 		},
 		{
 			name:    "invalid constraints",
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10)},
-			pending: pcWeb(2, smallPod, pcHard(keyZone, 0, "web")),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10)},
+			pending: webPods(2, smallPod, spreadtest.Hard(keyZone, 0, "web")),
 			wantWhy: map[string]planner.Reason{
 				"web-1": {Kind: planner.ReasonInvalid},
 				"web-2": {Kind: planner.ReasonInvalid},
@@ -82,20 +83,20 @@ func TestPlannerUnplacedReasons(t *testing.T) {
 		func() *planCase {
 			// Same, but no group can realize a third zone: minDomains
 			// cannot be reached.
-			nodes := []*v1.Node{pcNode("a-1", zoneA, nodeCPU), pcNode("b-1", zoneB, nodeCPU)}
+			nodes := []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(), spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj()}
 			var pods []*v1.Pod
 			for _, n := range nodes {
 				for i := 0; i < 2; i++ {
-					pods = append(pods, pcBound(pcPod(fmt.Sprintf("web-%s-%d", n.Name, i), "web", 2000), n.Name))
+					pods = append(pods, replica(fmt.Sprintf("web-%s-%d", n.Name, i), "web").MilliCPU(2000).Node(n.Name).Phase(v1.PodRunning).Obj())
 				}
 			}
-			con := pcHard(keyZone, 2, "web")
+			con := spreadtest.Hard(keyZone, 2, "web")
 			con.MinDomains = ptr.To[int32](3)
 			return &planCase{
 				name:  "minDomains 3 with two possible zones",
 				nodes: nodes, pods: pods, groupOf: map[string]string{"a-1": "group-a", "b-1": "group-b"},
 				groups:  abcGroups()[:2],
-				pending: pcWeb(1, 2000, con),
+				pending: webPods(1, 2000, con),
 				wantWhy: map[string]planner.Reason{"web-1": {Kind: planner.ReasonMinDomains, Constraint: 0,
 					TopologyKey: keyZone, Domain: zoneA, Group: "group-a"}},
 			}
@@ -111,8 +112,8 @@ func TestPlannerNoNodeWithoutPod(t *testing.T) {
 	sched := newFilterScheduler(t)
 	c := &planCase{
 		name:    "nothing fits",
-		groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10), pcGroup("group-b", zoneB, nodeCPU, 0, 10)},
-		pending: pcWeb(2, 8000, pcHard(keyZone, 1, "web")),
+		groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10), cpuGroup("group-b", zoneB, nodeCPU, 0, 10)},
+		pending: webPods(2, 8000, spreadtest.Hard(keyZone, 1, "web")),
 		wantWhy: map[string]planner.Reason{
 			"web-1": {Kind: planner.ReasonDoesNotFit, Group: "group-a"},
 			"web-2": {Kind: planner.ReasonDoesNotFit, Group: "group-a"},

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -20,13 +21,13 @@ import (
 // new nodes it opens and reuses, and how it names them.
 func TestPlanner(t *testing.T) {
 	sched := newFilterScheduler(t)
-	zone1 := pcHard(keyZone, 1, "web")
+	zone1 := spreadtest.Hard(keyZone, 1, "web")
 
 	// Zone a realized by a node full with a pod the web spread does not
 	// count.
 	otherInA := func() ([]*v1.Node, []*v1.Pod, map[string]string) {
-		return []*v1.Node{pcNode("a-1", zoneA, nodeCPU)},
-			[]*v1.Pod{pcBound(pcPod("batch-0", "batch", wholeNode), "a-1")},
+		return []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj()},
+			[]*v1.Pod{replica("batch-0", "batch").MilliCPU(wholeNode).Node("a-1").Phase(v1.PodRunning).Obj()},
 			map[string]string{"a-1": "group-a"}
 	}
 
@@ -39,7 +40,7 @@ func TestPlanner(t *testing.T) {
 				name:  "three zones, c a size-0 group, four whole-node pods",
 				nodes: nodes, pods: pods, groupOf: groupOf,
 				groups:  abcGroups(),
-				pending: pcWeb(4, wholeNode, zone1),
+				pending: webPods(4, wholeNode, zone1),
 				wantNew: map[string]int{"group-a": 1, "group-b": 1, "group-c": 2},
 				wantAt: map[string]at{
 					"web-1": {"group-c", "group-c-new-1"},
@@ -56,8 +57,8 @@ func TestPlanner(t *testing.T) {
 			// 2-CPU nodes take two 1-CPU pods: a planned node is reused
 			// while the spread allows it, before a new one is opened.
 			name:    "reuse of planned nodes, two zones",
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, 2, 0, 10), pcGroup("group-b", zoneB, 2, 0, 10)},
-			pending: pcWeb(6, smallPod, zone1),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, 2, 0, 10), cpuGroup("group-b", zoneB, 2, 0, 10)},
+			pending: webPods(6, smallPod, zone1),
 			wantNew: map[string]int{"group-a": 2, "group-b": 2},
 			wantAt: map[string]at{
 				"web-1": {"group-a", "group-a-new-1"},
@@ -70,8 +71,8 @@ func TestPlanner(t *testing.T) {
 		},
 		{
 			name:    "reuse of planned nodes, no spread",
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10)},
-			pending: pcWeb(5, smallPod),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10)},
+			pending: webPods(5, smallPod),
 			wantNew: map[string]int{"group-a": 2},
 			wantAt: map[string]at{
 				"web-1": {"group-a", "group-a-new-1"},
@@ -88,8 +89,8 @@ func TestPlanner(t *testing.T) {
 			return &planCase{
 				name:  "zero-size domain preferred on a tie",
 				nodes: nodes, pods: pods, groupOf: groupOf,
-				groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 1, 10), pcGroup("group-c", zoneC, nodeCPU, 0, 10)},
-				pending: pcWeb(1, wholeNode, zone1),
+				groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 1, 10), cpuGroup("group-c", zoneC, nodeCPU, 0, 10)},
+				pending: webPods(1, wholeNode, zone1),
 				wantNew: map[string]int{"group-c": 1},
 				wantAt:  map[string]at{"web-1": {"group-c", "group-c-new-1"}},
 			}
@@ -101,8 +102,8 @@ func TestPlanner(t *testing.T) {
 			return &planCase{
 				name:  "a group the pod cannot use is never opened",
 				nodes: nodes, pods: pods, groupOf: groupOf,
-				groups:  []*topology.Group{pcTaint(pcGroup("group-c", zoneC, nodeCPU, 0, 10)), pcGroup("group-a", zoneA, nodeCPU, 1, 10)},
-				pending: pcWeb(1, wholeNode, zone1),
+				groups:  []*topology.Group{withInfraTaint(cpuGroup("group-c", zoneC, nodeCPU, 0, 10)), cpuGroup("group-a", zoneA, nodeCPU, 1, 10)},
+				pending: webPods(1, wholeNode, zone1),
 				wantNew: map[string]int{"group-a": 1},
 				wantAt:  map[string]at{"web-1": {"group-a", "group-a-new-1"}},
 			}
@@ -111,20 +112,20 @@ func TestPlanner(t *testing.T) {
 			// a=2, b=2 with minDomains 3 and 2 domains: the global
 			// minimum is 0, so neither a nor b takes a pod (maxSkew 2).
 			// Opening zone c makes 3 domains.
-			nodes := []*v1.Node{pcNode("a-1", zoneA, nodeCPU), pcNode("b-1", zoneB, nodeCPU)}
+			nodes := []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(), spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj()}
 			var pods []*v1.Pod
 			for _, n := range nodes {
 				for i := 0; i < 2; i++ {
-					pods = append(pods, pcBound(pcPod(fmt.Sprintf("web-%s-%d", n.Name, i), "web", 2000), n.Name))
+					pods = append(pods, replica(fmt.Sprintf("web-%s-%d", n.Name, i), "web").MilliCPU(2000).Node(n.Name).Phase(v1.PodRunning).Obj())
 				}
 			}
-			con := pcHard(keyZone, 2, "web")
+			con := spreadtest.Hard(keyZone, 2, "web")
 			con.MinDomains = ptr.To[int32](3)
 			return &planCase{
 				name:  "minDomains 3 opens the third zone",
 				nodes: nodes, pods: pods, groupOf: map[string]string{"a-1": "group-a", "b-1": "group-b"},
 				groups:  abcGroups(),
-				pending: pcWeb(2, 2000, con),
+				pending: webPods(2, 2000, con),
 				wantNew: map[string]int{"group-c": 1},
 				wantAt: map[string]at{
 					"web-1": {"group-c", "group-c-new-1"},
@@ -145,8 +146,8 @@ func TestPlanner(t *testing.T) {
 		}(),
 		{
 			name:    "NodeName and FirstIndex",
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10), pcGroup("group-b", zoneB, nodeCPU, 0, 10)},
-			pending: pcWeb(3, wholeNode, zone1),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10), cpuGroup("group-b", zoneB, nodeCPU, 0, 10)},
+			pending: webPods(3, wholeNode, zone1),
 			nodeName: func(group string, n int) string {
 				return fmt.Sprintf("%s-n%02d", group, n)
 			},
@@ -176,7 +177,7 @@ func redisPods(shards, replicas int, milli int64) []*v1.Pod {
 		shard := fmt.Sprintf("s%d", s)
 		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "redis", "shard": shard}}
 		for r := 0; r < replicas; r++ {
-			p := pcPod(fmt.Sprintf("redis-%s-%d", shard, r), "redis", milli)
+			p := replica(fmt.Sprintf("redis-%s-%d", shard, r), "redis").MilliCPU(milli).Obj()
 			p.Labels["shard"] = shard
 			p.OwnerReferences[0].Name, p.OwnerReferences[0].UID = "redis-"+shard, types.UID("rs-redis-"+shard)
 			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{
@@ -200,7 +201,7 @@ func TestPlannerRedis(t *testing.T) {
 	zones := func(cpus int64, names ...string) []*topology.Group {
 		var gs []*topology.Group
 		for _, z := range names {
-			gs = append(gs, pcGroup("group-"+strings.TrimPrefix(z, "zone-"), z, cpus, 0, 10))
+			gs = append(gs, cpuGroup("group-"+strings.TrimPrefix(z, "zone-"), z, cpus, 0, 10))
 		}
 		return gs
 	}
@@ -283,7 +284,7 @@ func TestPlannerRedis(t *testing.T) {
 // counted, not only the nodes planned before the pod.
 func TestPlannerFinalNodeSet(t *testing.T) {
 	sched := newFilterScheduler(t)
-	host1 := pcHard(keyHost, 1, "web")
+	host1 := spreadtest.Hard(keyHost, 1, "web")
 
 	// Six 1-CPU pods, hostname maxSkew 1, 4-CPU nodes: two nodes, three
 	// pods each, alternating (with both nodes in view, a node may lead
@@ -291,8 +292,8 @@ func TestPlannerFinalNodeSet(t *testing.T) {
 	t.Run("hostname spread over the planned nodes", func(t *testing.T) {
 		c := &planCase{
 			name:    "hostname spread",
-			groups:  []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10)},
-			pending: pcWeb(6, smallPod, host1),
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10)},
+			pending: webPods(6, smallPod, host1),
 			wantNew: map[string]int{"group-a": 2},
 			wantAt: map[string]at{
 				"web-1": {"group-a", "group-a-new-1"},
@@ -310,8 +311,8 @@ func TestPlannerFinalNodeSet(t *testing.T) {
 	// node: whatever the plan, every pod it places must find a node once
 	// the planned nodes are up.
 	t.Run("hostname spread then a whole-node pod", func(t *testing.T) {
-		groups := []*topology.Group{pcGroup("group-a", zoneA, nodeCPU, 0, 10)}
-		pending := append(pcWeb(4, smallPod, host1), pcPod("zz-big", "big", 4000))
+		groups := []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10)}
+		pending := append(webPods(4, smallPod, host1), replica("zz-big", "big").MilliCPU(4000).Obj())
 		u, err := topology.NewUniverse(nil, nil, groups, nil)
 		require.NoError(t, err)
 		plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending,

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -26,21 +27,21 @@ func TestSharesBalanceEveryKnownDomainPastTheSearchBudget(t *testing.T) {
 	for _, hostname := range []bool{false, true} {
 		for _, replicas := range []int{6, 18, 19, 20, 22, 24, 50, 100, 250} {
 			t.Run(fmt.Sprintf("%d replicas, hostname %v", replicas, hostname), func(t *testing.T) {
-				cons := []v1.TopologySpreadConstraint{pcHard(keyZone, 1, "web"), pcHard(keyCapacity, 1, "web")}
+				cons := []v1.TopologySpreadConstraint{spreadtest.Hard(keyZone, 1, "web"), spreadtest.Hard(keyCapacity, 1, "web")}
 				if hostname {
-					cons = append(cons, pcHard(keyHost, 1, "web"))
+					cons = append(cons, spreadtest.Hard(keyHost, 1, "web"))
 				}
 				var groups []*topology.Group
 				for _, z := range []string{zoneA, zoneB, zoneC} {
 					for _, ct := range []string{"spot", "on-demand"} {
-						g := pcGroup(ct+"-"+z, z, 4, 0, 1000)
+						g := cpuGroup(ct+"-"+z, z, 4, 0, 1000)
 						g.Template.Labels[keyCapacity] = ct
 						groups = append(groups, g)
 					}
 				}
 				u, err := topology.NewUniverse(nil, nil, groups, map[string]string{})
 				require.NoError(t, err)
-				plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pcWeb(replicas, 1000, cons...),
+				plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: webPods(replicas, 1000, cons...),
 					Cluster: newRealCluster(t, sched, nil, nil, map[string]string{})})
 				require.NoError(t, err)
 				require.Empty(t, plan.Unplaced, describePlan(plan))

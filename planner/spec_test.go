@@ -7,21 +7,15 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 )
 
 // specPod is a pod named name with one container requesting cpu and memory
 // as written.
 func specPod(name, cpu, memory string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": "web"}},
-		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "main", Image: "registry.example/web",
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-				v1.ResourceCPU:    resource.MustParse(cpu),
-				v1.ResourceMemory: resource.MustParse(memory),
-			}}}}},
-	}
+	return spreadtest.MakePod().Name(name).UID("").Label("app", "web").Container("main", "registry.example/web").
+		Req(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourceMemory: memory}).Obj()
 }
 
 func TestSpecIDsAreEqualExactlyForEqualSpecs(t *testing.T) {

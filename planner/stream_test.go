@@ -3,15 +3,15 @@ package planner
 import (
 	"fmt"
 	"math/rand"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -113,38 +113,20 @@ func (c *stCluster) Reset() error {
 
 // stNode is a node in zone ("" for none) with cpu CPUs and slots pods.
 func stNode(name, zone string, cpu, slots int64) *v1.Node {
-	l := map[string]string{v1.LabelHostname: name}
+	n := spreadtest.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{
+		v1.ResourceCPU: strconv.FormatInt(cpu, 10), v1.ResourcePods: strconv.FormatInt(slots, 10)})
 	if zone != "" {
-		l[v1.LabelTopologyZone] = zone
+		n.Zone(zone)
 	}
-	rl := v1.ResourceList{
-		v1.ResourceCPU:  *resource.NewQuantity(cpu, resource.DecimalSI),
-		v1.ResourcePods: *resource.NewQuantity(slots, resource.DecimalSI),
-	}
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l},
-		Status: v1.NodeStatus{Capacity: rl, Allocatable: rl.DeepCopy()}}
+	return n.Obj()
 }
 
 // stPod is a pod of Deployment app requesting milli millicores.
 func stPod(name, app string, milli int64, cs ...v1.TopologySpreadConstraint) *v1.Pod {
-	yes := true
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name),
-			Labels: map[string]string{"app": app},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app,
-				UID: types.UID("rs-" + app), Controller: &yes}}},
-		Spec: v1.PodSpec{TopologySpreadConstraints: cs, Containers: []v1.Container{{Name: "main",
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-				v1.ResourceCPU: *resource.NewMilliQuantity(milli, resource.DecimalSI)}}}}},
-	}
+	return spreadtest.MakePod().Name(name).ReplicaOf(app).MilliCPU(milli).Spread(cs...).Obj()
 }
 
 func stPick[T any](r *rand.Rand, xs ...T) T { return xs[r.Intn(len(xs))] }
-
-func stHard(key string, maxSkew int32, app string) v1.TopologySpreadConstraint {
-	return v1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: v1.DoNotSchedule,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}
-}
 
 // stScenario builds a random planning request: groups in three zones (and
 // sometimes one without a zone label), some at size 0, with existing nodes
@@ -198,10 +180,10 @@ func stScenario(t *testing.T, seed int64) Request {
 	for _, app := range apps {
 		var cs []v1.TopologySpreadConstraint
 		if r.Intn(4) != 0 {
-			cs = append(cs, stHard(v1.LabelTopologyZone, int32(1+r.Intn(2)), app))
+			cs = append(cs, spreadtest.Hard(v1.LabelTopologyZone, int32(1+r.Intn(2)), app))
 		}
 		if r.Intn(2) == 0 {
-			cs = append(cs, stHard(v1.LabelHostname, int32(1+r.Intn(2)), app))
+			cs = append(cs, spreadtest.Hard(v1.LabelHostname, int32(1+r.Intn(2)), app))
 		}
 		milli := stPick[int64](r, 500, 1000, 1500, 3000)
 		for i, n := 0, 3+r.Intn(10); i < n; i++ {

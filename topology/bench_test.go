@@ -29,7 +29,7 @@ func benchCluster(b *testing.B) ([]*v1.Node, []*v1.Pod, *v1.Pod) {
 	for i := range nodes {
 		name := fmt.Sprintf("node-%05d", i)
 		nodes[i] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			keyHost: name, keyZone: zones[i%len(zones)], keyPool: diffPools[i%len(diffPools)]}}}
+			keyHost: name, keyZone: zones[i%len(zones)], keyPool: spreadtest.Pools[i%len(spreadtest.Pools)]}}}
 	}
 	pods := make([]*v1.Pod, benchPods)
 	for i := range pods {

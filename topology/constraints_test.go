@@ -25,16 +25,11 @@ import (
 // cPod is pod default/bad with labels app=web, pod-template-hash=h1 and
 // constraints cs.
 func cPod(cs ...v1.TopologySpreadConstraint) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "default",
-			Labels: map[string]string{"app": "web", "pod-template-hash": "h1"}},
-		Spec: v1.PodSpec{TopologySpreadConstraints: cs},
-	}
+	return spreadtest.MakePod().Name("bad").UID("").Label("app", "web").Label("pod-template-hash", "h1").Spread(cs...).Obj()
 }
 
 func cValid() v1.TopologySpreadConstraint {
-	return v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: keyZone, WhenUnsatisfiable: v1.DoNotSchedule,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
+	return spreadtest.Hard(keyZone, 1, "web")
 }
 
 func cWith(f func(c *v1.TopologySpreadConstraint)) v1.TopologySpreadConstraint {
@@ -222,10 +217,10 @@ func TestMergedMatchLabelKeys(t *testing.T) {
 		c.LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
 			{Key: "pod-template-hash", Operator: metav1.LabelSelectorOpIn, Values: []string{"h1"}}}
 	})
-	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB"), exNode("c1", "zoneC")}
+	nodes := []*v1.Node{spreadtest.MakeNode().Name("a1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("b1").Zone("zoneB").Obj(), spreadtest.MakeNode().Name("c1").Zone("zoneC").Obj()}
 	h1 := map[string]string{"app": "web", "pod-template-hash": "h1"}
 	h2 := map[string]string{"app": "web", "pod-template-hash": "h2"}
-	pods := concat(exPods("a1", 2, h1), exPods("b1", 1, h1), exPods("b1", 3, h2), exPods("c1", 1, h1))
+	pods := concat(spreadtest.RunningPods("a1", 2, h1), spreadtest.RunningPods("b1", 1, h1), spreadtest.RunningPods("b1", 3, h2), spreadtest.RunningPods("c1", 1, h1))
 	real := spreadtest.NewRealScheduler(t, nil)
 
 	results := map[string]exResult{}
@@ -303,22 +298,22 @@ func TestValidationMatchesAPIServer(t *testing.T) {
 		var cs []v1.TopologySpreadConstraint
 		for n := 1 + r.Intn(3); n > 0; n-- {
 			c := v1.TopologySpreadConstraint{
-				MaxSkew:            pick[int32](r, -1, 0, 1, 1, 2),
-				TopologyKey:        pick(r, "", keyZone, keyZone, keyHost),
-				WhenUnsatisfiable:  pick(r, v1.DoNotSchedule, v1.DoNotSchedule, v1.ScheduleAnyway, "Sometimes"),
-				NodeAffinityPolicy: pick(r, policies...),
-				NodeTaintsPolicy:   pick(r, policies...),
-				LabelSelector:      pick(r, selectors...)(),
-				MatchLabelKeys:     pick(r, keySets...),
+				MaxSkew:            spreadtest.Pick[int32](r, -1, 0, 1, 1, 2),
+				TopologyKey:        spreadtest.Pick(r, "", keyZone, keyZone, keyHost),
+				WhenUnsatisfiable:  spreadtest.Pick(r, v1.DoNotSchedule, v1.DoNotSchedule, v1.ScheduleAnyway, "Sometimes"),
+				NodeAffinityPolicy: spreadtest.Pick(r, policies...),
+				NodeTaintsPolicy:   spreadtest.Pick(r, policies...),
+				LabelSelector:      spreadtest.Pick(r, selectors...)(),
+				MatchLabelKeys:     spreadtest.Pick(r, keySets...),
 			}
 			if r.Intn(3) == 0 {
-				c.MinDomains = ptr.To(pick[int32](r, -1, 0, 2))
+				c.MinDomains = ptr.To(spreadtest.Pick[int32](r, -1, 0, 2))
 			}
 			if r.Intn(8) == 0 && c.LabelSelector != nil && len(c.MatchLabelKeys) > 0 {
 				// A merged key, sometimes with the pod's value.
 				k := c.MatchLabelKeys[0]
 				c.LabelSelector.MatchExpressions = append(c.LabelSelector.MatchExpressions,
-					metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpIn, Values: []string{pick(r, "h1", "web", "v9")}})
+					metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpIn, Values: []string{spreadtest.Pick(r, "h1", "web", "v9")}})
 			}
 			cs = append(cs, c)
 		}

@@ -69,13 +69,13 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 			st.decisions++
 		}
 	}
-	spread, err := topology.NewSpread(c.pod, cfg.defaults)
+	spread, err := topology.NewSpread(c.pod, cfg.Defaults)
 	if err != nil {
 		return []mismatch{{check: "spread", engine: "invalid: " + err.Error(), real: "accepts the pod"}}
 	}
 	full, err := topology.NewUniverse(c.nodes, c.pods, nil, nil)
 	require.NoError(tb, err, "NewUniverse")
-	real := cfg.real.Run(tb, c.nodes, c.pods, c.pod, nil)
+	real := cfg.Real.Run(tb, c.nodes, c.pods, c.pod, nil)
 
 	// The per-domain counts and global minimum PreFilter computed.
 	counts := full.Count(spread)
@@ -142,7 +142,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 	for _, name := range c.added {
 		added := full.Node(name)
 		seen = append(seen, added.Node)
-		realNew := cfg.real.Run(tb, seen, podsOff(c.pods, name), c.pod, nil)
+		realNew := cfg.Real.Run(tb, seen, podsOff(c.pods, name), c.pod, nil)
 		decided()
 		if got := grown.AdmitNew(added.Node); engineCode(got) != realNew.Codes[name] {
 			out = append(out, mismatch{check: "AdmitNew", node: name, engine: verdictString(got), real: realNew.Codes[name].String()})
@@ -275,7 +275,7 @@ func shrink(tb testing.TB, cfgs []diffConfig, c *diffCase, kind string) *diffCas
 // incoming pod's spread, selector, affinity and tolerations.
 func describe(c *diffCase, cfgs []diffConfig) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scheduler config: %s\n", cfgs[c.cfg].name)
+	fmt.Fprintf(&b, "scheduler config: %s\n", cfgs[c.cfg].Name)
 	byNode := map[string][]*v1.Pod{}
 	for _, p := range c.pods {
 		byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)

@@ -19,33 +19,33 @@ func TestExamples(t *testing.T) {
 	real := spreadtest.NewRealScheduler(t, nil)
 
 	// Three zones, one node each.
-	threeZones := []*v1.Node{exNode("n1", "zone1"), exNode("n2", "zone2"), exNode("n3", "zone3")}
+	threeZones := []*v1.Node{spreadtest.MakeNode().Name("n1").Zone("zone1").Obj(), spreadtest.MakeNode().Name("n2").Zone("zone2").Obj(), spreadtest.MakeNode().Name("n3").Zone("zone3").Obj()}
 
 	t.Run("1/1/0 maxSkew 1 admits only zone3", func(t *testing.T) {
-		pods := concat(exPods("n1", 1, exWeb), exPods("n2", 1, exWeb))
-		r := exRun(t, real, nil, threeZones, pods, exPod(exHard(keyZone, 1)))
+		pods := concat(spreadtest.RunningPods("n1", 1, spreadtest.WebLabels()), spreadtest.RunningPods("n2", 1, spreadtest.WebLabels()))
+		r := exRun(t, real, nil, threeZones, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"n3"})
 		rej := r.verdict["n1"]
 		assert.True(t, rej != nil && rej.MatchNum == 1 && rej.SelfMatch == 1 && rej.MinMatch == 0, "n1 rejection %+v, want matchNum 1 + self 1 - min 0", rej)
 	})
 
 	t.Run("1/1/0 maxSkew 2 admits every zone", func(t *testing.T) {
-		pods := concat(exPods("n1", 1, exWeb), exPods("n2", 1, exWeb))
-		r := exRun(t, real, nil, threeZones, pods, exPod(exHard(keyZone, 2)))
+		pods := concat(spreadtest.RunningPods("n1", 1, spreadtest.WebLabels()), spreadtest.RunningPods("n2", 1, spreadtest.WebLabels()))
+		r := exRun(t, real, nil, threeZones, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 2, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"n1", "n2", "n3"})
 	})
 
 	// KEP: zone1 = node1a(1) node1b(2) node1c(0); zone2 = node2a(2)
 	// node2b(0) node2c(0); zone3 = node3a(1). Counts 3/2/1.
 	kepNodes := []*v1.Node{
-		exNode("node1a", "zone1"), exNode("node1b", "zone1"), exNode("node1c", "zone1"),
-		exNode("node2a", "zone2"), exNode("node2b", "zone2"), exNode("node2c", "zone2"),
-		exNode("node3a", "zone3"),
+		spreadtest.MakeNode().Name("node1a").Zone("zone1").Obj(), spreadtest.MakeNode().Name("node1b").Zone("zone1").Obj(), spreadtest.MakeNode().Name("node1c").Zone("zone1").Obj(),
+		spreadtest.MakeNode().Name("node2a").Zone("zone2").Obj(), spreadtest.MakeNode().Name("node2b").Zone("zone2").Obj(), spreadtest.MakeNode().Name("node2c").Zone("zone2").Obj(),
+		spreadtest.MakeNode().Name("node3a").Zone("zone3").Obj(),
 	}
-	kepPods := concat(exPods("node1a", 1, exWeb), exPods("node1b", 2, exWeb), exPods("node2a", 2, exWeb), exPods("node3a", 1, exWeb))
+	kepPods := concat(spreadtest.RunningPods("node1a", 1, spreadtest.WebLabels()), spreadtest.RunningPods("node1b", 2, spreadtest.WebLabels()), spreadtest.RunningPods("node2a", 2, spreadtest.WebLabels()), spreadtest.RunningPods("node3a", 1, spreadtest.WebLabels()))
 
 	t.Run("3/2/1 by zone admits only zone3", func(t *testing.T) {
-		r := exRun(t, real, nil, kepNodes, kepPods, exPod(exHard(keyZone, 1)))
+		r := exRun(t, real, nil, kepNodes, kepPods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"node3a"})
 		assert.Equal(t, 3, r.counts.MatchNum(0, "zone1"), "zone1 count")
 		assert.Equal(t, 2, r.counts.MatchNum(0, "zone2"), "zone2 count")
@@ -53,7 +53,7 @@ func TestExamples(t *testing.T) {
 	})
 
 	t.Run("3/2/1 by hostname admits only the empty nodes", func(t *testing.T) {
-		r := exRun(t, real, nil, kepNodes, kepPods, exPod(exHard(keyHost, 1)))
+		r := exRun(t, real, nil, kepNodes, kepPods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyHost, 1, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"node1c", "node2b", "node2c"})
 		assert.Equal(t, 7, r.counts.Domains(0), "hostname domains")
 		assert.Equal(t, 0, r.counts.MinMatchNum(0), "hostname global minimum")
@@ -66,8 +66,8 @@ func TestExamples(t *testing.T) {
 	// default), so the minimum is 3 and zone1/zone2 admit; a tainted zone3
 	// is counted under nodeTaintsPolicy Ignore (the default), so the
 	// minimum is 0 and the pod fits nowhere.
-	nodes330 := []*v1.Node{exNode("n1", "zone1"), exNode("n2", "zone2"), exNode("n3", "zone3")}
-	pods330 := concat(exPods("n1", 3, exWeb), exPods("n2", 3, exWeb))
+	nodes330 := []*v1.Node{spreadtest.MakeNode().Name("n1").Zone("zone1").Obj(), spreadtest.MakeNode().Name("n2").Zone("zone2").Obj(), spreadtest.MakeNode().Name("n3").Zone("zone3").Obj()}
+	pods330 := concat(spreadtest.RunningPods("n1", 3, spreadtest.WebLabels()), spreadtest.RunningPods("n2", 3, spreadtest.WebLabels()))
 	for _, tc := range []struct {
 		name               string
 		pod                *v1.Pod
@@ -76,27 +76,27 @@ func TestExamples(t *testing.T) {
 		min, domains       int
 	}{
 		{name: "3/3/0 zone3 excluded by node affinity, Honor: zone3 not counted, zone1/zone2 admit",
-			pod: exNotInZone(exPod(exHard(keyZone, 1)), "zone3"), admitted: []string{"n1", "n2", "n3"},
+			pod: spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).NodeAffinityNotIn(keyZone, "zone3").Obj(), admitted: []string{"n1", "n2", "n3"},
 			feasible: []string{"n1", "n2"}, min: 3, domains: 2},
 		{name: "3/3/0 zone3 excluded by node affinity, Ignore: zone3 counted, nowhere",
-			pod:      exNotInZone(exPod(withPolicies(exHard(keyZone, 1), v1.NodeInclusionPolicyIgnore, "")), "zone3"),
+			pod:      spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.MakeSpread(keyZone, 1).App("web").NodeAffinityPolicy(v1.NodeInclusionPolicyIgnore).Obj()).NodeAffinityNotIn(keyZone, "zone3").Obj(),
 			admitted: []string{"n3"}, feasible: nil, min: 0, domains: 3},
 		{name: "3/3/0 zone3 tainted, taints Ignore (default): zone3 counted, nowhere",
-			pod: exPod(exHard(keyZone, 1)), taintZone3: true, admitted: []string{"n3"}, feasible: nil, min: 0, domains: 3},
+			pod: spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj(), taintZone3: true, admitted: []string{"n3"}, feasible: nil, min: 0, domains: 3},
 		{name: "3/3/0 zone3 tainted, taints Honor: zone3 not counted, zone1/zone2 admit",
-			pod: exPod(withPolicies(exHard(keyZone, 1), "", v1.NodeInclusionPolicyHonor)), taintZone3: true,
+			pod: spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.MakeSpread(keyZone, 1).App("web").NodeTaintsPolicy(v1.NodeInclusionPolicyHonor).Obj()).Obj(), taintZone3: true,
 			admitted: []string{"n1", "n2", "n3"}, feasible: []string{"n1", "n2"}, min: 3, domains: 2},
 		{name: "3/3/0 zone3 excluded by node affinity, soft: never filters, zone1/zone2",
-			pod: exNotInZone(exPod(exSoft(keyZone, 1)), "zone3"), admitted: []string{"n1", "n2", "n3"},
+			pod: spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Soft(keyZone, 1, "web")).NodeAffinityNotIn(keyZone, "zone3").Obj(), admitted: []string{"n1", "n2", "n3"},
 			feasible: []string{"n1", "n2"}, min: -1},
 		{name: "3/3/0 zone3 tainted, soft: never filters, zone1/zone2",
-			pod: exPod(exSoft(keyZone, 1)), taintZone3: true, admitted: []string{"n1", "n2", "n3"},
+			pod: spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Soft(keyZone, 1, "web")).Obj(), taintZone3: true, admitted: []string{"n1", "n2", "n3"},
 			feasible: []string{"n1", "n2"}, min: -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nodes := nodes330
 			if tc.taintZone3 {
-				nodes = []*v1.Node{nodes330[0], nodes330[1], exTainted(exNode("n3", "zone3"))}
+				nodes = []*v1.Node{nodes330[0], nodes330[1], spreadtest.MakeNode().Name("n3").Zone("zone3").Taints(spreadtest.InfraTaint).Obj()}
 			}
 			r := exRun(t, real, nil, nodes, pods330, tc.pod)
 			exSame(t, "admitted by the spread", r.admitted, tc.admitted)
@@ -126,44 +126,44 @@ func TestExamples(t *testing.T) {
 		{"1/1/~1~", 1, 1, 1, []string{"n1", "n2"}, []string{"n1", "n2"}},
 		{"2/1/~1~", 2, 1, 1, []string{"n2"}, []string{"n2"}},
 	} {
-		pods := concat(exPods("n1", tc.z1, exWeb), exPods("n2", tc.z2, exWeb), exPods("n3", tc.z3, exWeb))
+		pods := concat(spreadtest.RunningPods("n1", tc.z1, spreadtest.WebLabels()), spreadtest.RunningPods("n2", tc.z2, spreadtest.WebLabels()), spreadtest.RunningPods("n3", tc.z3, spreadtest.WebLabels()))
 		t.Run("KEP "+tc.name+" zone3 tainted", func(t *testing.T) {
-			nodes := []*v1.Node{exNode("n1", "zone1"), exNode("n2", "zone2"), exTainted(exNode("n3", "zone3"))}
-			r := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1)))
+			nodes := []*v1.Node{spreadtest.MakeNode().Name("n1").Zone("zone1").Obj(), spreadtest.MakeNode().Name("n2").Zone("zone2").Obj(), spreadtest.MakeNode().Name("n3").Zone("zone3").Taints(spreadtest.InfraTaint).Obj()}
+			r := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 			exSame(t, "feasible", r.feasible, tc.byTaint)
 		})
 		t.Run("KEP "+tc.name+" zone3 excluded by node affinity", func(t *testing.T) {
-			r := exRun(t, real, nil, threeZones, pods, exNotInZone(exPod(exHard(keyZone, 1)), "zone3"))
+			r := exRun(t, real, nil, threeZones, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).NodeAffinityNotIn(keyZone, "zone3").Obj())
 			exSame(t, "feasible", r.feasible, tc.byAffinity)
 		})
 	}
 
 	// Docs: zoneA = node1(P) node2(P), zoneB = node3(P) node4().
-	fourNodes := []*v1.Node{exNode("node1", "zoneA"), exNode("node2", "zoneA"), exNode("node3", "zoneB"), exNode("node4", "zoneB")}
-	fourPods := concat(exPods("node1", 1, exWeb), exPods("node2", 1, exWeb), exPods("node3", 1, exWeb))
+	fourNodes := []*v1.Node{spreadtest.MakeNode().Name("node1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("node2").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("node3").Zone("zoneB").Obj(), spreadtest.MakeNode().Name("node4").Zone("zoneB").Obj()}
+	fourPods := concat(spreadtest.RunningPods("node1", 1, spreadtest.WebLabels()), spreadtest.RunningPods("node2", 1, spreadtest.WebLabels()), spreadtest.RunningPods("node3", 1, spreadtest.WebLabels()))
 	t.Run("4 nodes 2 zones, zone constraint admits zoneB", func(t *testing.T) {
-		r := exRun(t, real, nil, fourNodes, fourPods, exPod(exHard(keyZone, 1)))
+		r := exRun(t, real, nil, fourNodes, fourPods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"node3", "node4"})
 	})
 	t.Run("4 nodes 2 zones, node constraint admits node4", func(t *testing.T) {
-		r := exRun(t, real, nil, fourNodes, fourPods, exPod(exHard(keyHost, 1)))
+		r := exRun(t, real, nil, fourNodes, fourPods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyHost, 1, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"node4"})
 	})
 	t.Run("4 nodes 2 zones, both constraints admit node4", func(t *testing.T) {
-		r := exRun(t, real, nil, fourNodes, fourPods, exPod(exHard(keyZone, 1), exHard(keyHost, 1)))
+		r := exRun(t, real, nil, fourNodes, fourPods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web"), spreadtest.Hard(keyHost, 1, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"node4"})
 	})
 
 	// Docs, conflicting constraints: zoneA = node1(P P) node2(P), zoneB =
 	// node3(P P). The zone constraint wants zoneB, the node one node2.
 	t.Run("P P | P | P P under both constraints admits no node", func(t *testing.T) {
-		nodes := []*v1.Node{exNode("node1", "zoneA"), exNode("node2", "zoneA"), exNode("node3", "zoneB")}
-		pods := concat(exPods("node1", 2, exWeb), exPods("node2", 1, exWeb), exPods("node3", 2, exWeb))
-		byZone := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1)))
+		nodes := []*v1.Node{spreadtest.MakeNode().Name("node1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("node2").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("node3").Zone("zoneB").Obj()}
+		pods := concat(spreadtest.RunningPods("node1", 2, spreadtest.WebLabels()), spreadtest.RunningPods("node2", 1, spreadtest.WebLabels()), spreadtest.RunningPods("node3", 2, spreadtest.WebLabels()))
+		byZone := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "zone constraint alone", byZone.admitted, []string{"node3"})
-		byHost := exRun(t, real, nil, nodes, pods, exPod(exHard(keyHost, 1)))
+		byHost := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyHost, 1, "web")).Obj())
 		exSame(t, "node constraint alone", byHost.admitted, []string{"node2"})
-		both := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1), exHard(keyHost, 1)))
+		both := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web"), spreadtest.Hard(keyHost, 1, "web")).Obj())
 		exSame(t, "both", both.admitted, nil)
 		rej2 := both.verdict["node2"]
 		assert.True(t, rej2 != nil && rej2.TopologyKey == keyZone && rej2.Constraint == 0, "node2 rejection %+v, want the zone constraint (index 0)", rej2)
@@ -174,21 +174,21 @@ func TestExamples(t *testing.T) {
 	// Docs, node affinity: zoneA 2 pods, zoneB 1 pod, zoneC empty; the pod
 	// excludes zoneC, so zoneC is not counted and zoneB is where it goes.
 	t.Run("node affinity NotIn zoneC: zoneB, not zoneC", func(t *testing.T) {
-		nodes := []*v1.Node{exNode("node1", "zoneA"), exNode("node2", "zoneA"), exNode("node3", "zoneB"),
-			exNode("node4", "zoneB"), exNode("node5", "zoneC")}
-		pods := concat(exPods("node1", 1, exWeb), exPods("node2", 1, exWeb), exPods("node3", 1, exWeb))
-		without := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1)))
+		nodes := []*v1.Node{spreadtest.MakeNode().Name("node1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("node2").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("node3").Zone("zoneB").Obj(),
+			spreadtest.MakeNode().Name("node4").Zone("zoneB").Obj(), spreadtest.MakeNode().Name("node5").Zone("zoneC").Obj()}
+		pods := concat(spreadtest.RunningPods("node1", 1, spreadtest.WebLabels()), spreadtest.RunningPods("node2", 1, spreadtest.WebLabels()), spreadtest.RunningPods("node3", 1, spreadtest.WebLabels()))
+		without := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "without affinity", without.feasible, []string{"node5"})
-		with := exRun(t, real, nil, nodes, pods, exNotInZone(exPod(exHard(keyZone, 1)), "zoneC"))
+		with := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).NodeAffinityNotIn(keyZone, "zoneC").Obj())
 		exSame(t, "with affinity", with.feasible, []string{"node3", "node4"})
 		assert.Equal(t, 2, with.counts.Domains(0), "with affinity: domains")
 		assert.Equal(t, 1, with.counts.MinMatchNum(0), "with affinity: global minimum")
 	})
 
 	t.Run("a node without the zone label is ignored", func(t *testing.T) {
-		nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB"), exNode("nozone", "")}
-		pods := concat(exPods("a1", 1, exWeb), exPods("nozone", 5, exWeb))
-		r := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1)))
+		nodes := []*v1.Node{spreadtest.MakeNode().Name("a1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("b1").Zone("zoneB").Obj(), spreadtest.MakeNode().Name("nozone").Obj()}
+		pods := concat(spreadtest.RunningPods("a1", 1, spreadtest.WebLabels()), spreadtest.RunningPods("nozone", 5, spreadtest.WebLabels()))
+		r := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "admitted", r.admitted, []string{"b1"})
 		rej := r.verdict["nozone"]
 		assert.True(t, rej != nil && rej.MissingKey, "nozone: %+v, want MissingKey", rej)
@@ -199,12 +199,12 @@ func TestExamples(t *testing.T) {
 	})
 
 	t.Run("an incoming pod not matching its own selector does not change the counts", func(t *testing.T) {
-		nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
-		pods := exPods("a1", 1, exWeb)
-		self := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1)))
+		nodes := []*v1.Node{spreadtest.MakeNode().Name("a1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("b1").Zone("zoneB").Obj()}
+		pods := spreadtest.RunningPods("a1", 1, spreadtest.WebLabels())
+		self := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "self-matching pod", self.admitted, []string{"b1"})
 
-		other := exPod(exHard(keyZone, 1))
+		other := spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
 		other.Labels = map[string]string{"app": "batch"}
 		r := exRun(t, real, nil, nodes, pods, other)
 		exSame(t, "non-matching pod", r.admitted, []string{"a1", "b1"})
@@ -219,13 +219,13 @@ func TestExamples(t *testing.T) {
 	})
 
 	t.Run("minDomains 3 with 2 realized domains: global minimum 0", func(t *testing.T) {
-		nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
-		pods := concat(exPods("a1", 2, exWeb), exPods("b1", 2, exWeb))
-		plain := exRun(t, real, nil, nodes, pods, exPod(exHard(keyZone, 1)))
+		nodes := []*v1.Node{spreadtest.MakeNode().Name("a1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("b1").Zone("zoneB").Obj()}
+		pods := concat(spreadtest.RunningPods("a1", 2, spreadtest.WebLabels()), spreadtest.RunningPods("b1", 2, spreadtest.WebLabels()))
+		plain := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "without minDomains", plain.admitted, []string{"a1", "b1"})
-		c := exHard(keyZone, 1)
+		c := spreadtest.Hard(keyZone, 1, "web")
 		c.MinDomains = ptr.To[int32](3)
-		r := exRun(t, real, nil, nodes, pods, exPod(c))
+		r := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(c).Obj())
 		exSame(t, "minDomains 3", r.admitted, nil)
 		assert.Equal(t, 2, r.counts.Domains(0), "domains")
 		assert.Equal(t, 0, r.counts.MinMatchNum(0), "global minimum")

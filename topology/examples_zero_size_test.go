@@ -18,8 +18,8 @@ import (
 // AdmitNew gives the verdict the scheduler gives once such a node registers.
 func TestExamplesZeroSize(t *testing.T) {
 	real := spreadtest.NewRealScheduler(t, nil)
-	nodes := []*v1.Node{exNode("a1", "zoneA"), exNode("b1", "zoneB")}
-	template := exNode("zone-c-template", "zoneC")
+	nodes := []*v1.Node{spreadtest.MakeNode().Name("a1").Zone("zoneA").Obj(), spreadtest.MakeNode().Name("b1").Zone("zoneB").Obj()}
+	template := spreadtest.MakeNode().Name("zone-c-template").Zone("zoneC").Obj()
 	groups := []*topology.Group{{Name: "group-c", Template: template, Size: 0, Min: 0, Max: 10}}
 
 	// registered checks the engine's view after node joins against the real
@@ -34,8 +34,8 @@ func TestExamplesZeroSize(t *testing.T) {
 	}
 
 	t.Run("a size-0 zone is a possible domain that lowers the minimum once its node exists", func(t *testing.T) {
-		pods := concat(exPods("a1", 2, exWeb), exPods("b1", 1, exWeb))
-		pod := exPod(exHard(keyZone, 1))
+		pods := concat(spreadtest.RunningPods("a1", 2, spreadtest.WebLabels()), spreadtest.RunningPods("b1", 1, spreadtest.WebLabels()))
+		pod := spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
 		u, err := topology.NewUniverse(nodes, pods, groups, nil)
 		require.NoError(t, err)
 		s, _ := topology.NewSpread(pod, nil)
@@ -62,10 +62,10 @@ func TestExamplesZeroSize(t *testing.T) {
 	})
 
 	t.Run("minDomains 3 with 2 realized zones: only the size-0 zone admits", func(t *testing.T) {
-		pods := concat(exPods("a1", 1, exWeb), exPods("b1", 1, exWeb))
-		c := exHard(keyZone, 1)
+		pods := concat(spreadtest.RunningPods("a1", 1, spreadtest.WebLabels()), spreadtest.RunningPods("b1", 1, spreadtest.WebLabels()))
+		c := spreadtest.Hard(keyZone, 1, "web")
 		c.MinDomains = ptr.To[int32](3)
-		pod := exPod(c)
+		pod := spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(c).Obj()
 		u, _ := topology.NewUniverse(nodes, pods, groups, nil)
 		s, _ := topology.NewSpread(pod, nil)
 		cnt := u.Count(s)
@@ -80,9 +80,9 @@ func TestExamplesZeroSize(t *testing.T) {
 	})
 
 	t.Run("a template without the zone label needs its declared domain", func(t *testing.T) {
-		pods := concat(exPods("a1", 1, exWeb), exPods("b1", 1, exWeb))
-		pod := exPod(exHard(keyZone, 1))
-		bare := exNode("bare-template", "")
+		pods := concat(spreadtest.RunningPods("a1", 1, spreadtest.WebLabels()), spreadtest.RunningPods("b1", 1, spreadtest.WebLabels()))
+		pod := spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
+		bare := spreadtest.MakeNode().Name("bare-template").Obj()
 		u, _ := topology.NewUniverse(nodes, pods, nil, nil)
 		s, _ := topology.NewSpread(pod, nil)
 		cnt := u.Count(s)
@@ -96,13 +96,13 @@ func TestExamplesZeroSize(t *testing.T) {
 	})
 
 	t.Run("a template in a zone that exists adds no domain", func(t *testing.T) {
-		pods := concat(exPods("a1", 2, exWeb), exPods("b1", 1, exWeb))
-		pod := exPod(exHard(keyZone, 1))
+		pods := concat(spreadtest.RunningPods("a1", 2, spreadtest.WebLabels()), spreadtest.RunningPods("b1", 1, spreadtest.WebLabels()))
+		pod := spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
 		u, _ := topology.NewUniverse(nodes, pods, nil, nil)
 		s, _ := topology.NewSpread(pod, nil)
 		cnt := u.Count(s)
-		r := cnt.AdmitNew(exNode("a2", "zoneA"))
+		r := cnt.AdmitNew(spreadtest.MakeNode().Name("a2").Zone("zoneA").Obj())
 		assert.True(t, r != nil && r.MatchNum == 2 && r.MinMatch == 1, "AdmitNew(new zoneA node) = %v, want rejection 2 + 1 - 1", r)
-		assert.Nil(t, cnt.AdmitNew(exNode("b2", "zoneB")), "AdmitNew(new zoneB node)")
+		assert.Nil(t, cnt.AdmitNew(spreadtest.MakeNode().Name("b2").Zone("zoneB").Obj()), "AdmitNew(new zoneB node)")
 	})
 }

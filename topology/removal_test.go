@@ -28,7 +28,7 @@ func TestDifferentialAfterRemoval(t *testing.T) {
 		seed := *diffSeed + int64(i)
 		c := genCase(seed, len(cfgs))
 		cfg := cfgs[c.cfg]
-		spread, err := topology.NewSpread(c.pod, cfg.defaults)
+		spread, err := topology.NewSpread(c.pod, cfg.Defaults)
 		if err != nil || !spread.HasHard() || usesHostname(spread) || matchesFields(c.pod) {
 			continue
 		}
@@ -54,7 +54,7 @@ func TestDifferentialAfterRemoval(t *testing.T) {
 				pods = append(pods, p)
 			}
 		}
-		real := cfg.real.Run(t, append(remaining, materialized...), pods, c.pod, filterOn)
+		real := cfg.Real.Run(t, append(remaining, materialized...), pods, c.pod, filterOn)
 		for _, node := range remaining {
 			compared++
 			got, want := engineCode(counts.Admit(node)), real.Codes[node.Name]
