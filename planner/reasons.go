@@ -72,7 +72,9 @@ type diagnosis struct {
 	skewGroup []string
 	caps      []*Reason
 	capNodes  []*v1.Node
-	fits      []string
+	// fits are the Cluster's rejections, formatted only when the pod
+	// stays unplaced (reason): most pods find a place after a few.
+	fits      []error
 	fitGroups []string
 }
 
@@ -99,7 +101,7 @@ func (d *diagnosis) fit(group string, err error) {
 	if d == nil {
 		return
 	}
-	d.fits = append(d.fits, err.Error())
+	d.fits = append(d.fits, err)
 	d.fitGroups = append(d.fitGroups, group)
 }
 
@@ -129,7 +131,7 @@ func (d *diagnosis) reason(pod *v1.Pod, groups []*groupState) *Reason {
 		}
 		parts := make([]string, 0, len(d.fits))
 		for i := range d.fits {
-			parts = append(parts, fmt.Sprintf("%s: %s", d.fitGroups[i], d.fits[i]))
+			parts = append(parts, fmt.Sprintf("%s: %s", d.fitGroups[i], d.fits[i].Error()))
 		}
 		r.Message = "the spread allows these groups but the pod does not fit: " + strings.Join(dedupe(parts), "; ")
 		return r
