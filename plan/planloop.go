@@ -64,6 +64,17 @@ type LoopInputs struct {
 	// so that pod classes of the same shape get the same order (see
 	// ranking and podShape).
 	ChooserByShape bool
+	// ChooserByTemplate states that the Chooser reads an option's group
+	// only through its template node and, when Price is set, the price of
+	// that node (every CA expander but priority and grpc): the groups of
+	// one domain with the same templateClass and price then give it
+	// options it cannot tell apart, and it is asked about one of them
+	// (see ranking.order).
+	ChooserByTemplate bool
+	// Price is the price of one hour of a group's template node as the
+	// Chooser reads it, false when unknown; nil when the Chooser reads no
+	// price.
+	Price func(node *apiv1.Node) (float64, bool)
 }
 
 // PlanLoop computes the loop's plan, or returns nil when no pending pod has

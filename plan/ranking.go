@@ -61,6 +61,12 @@ type ranking struct {
 	// orders are the orders computed, each identified by its index.
 	orders [][]string
 	ranks  map[string]map[string]int
+
+	// templateClasses are the groups' templateClass; optionClasses, set
+	// while LoopInputs.ChooserByTemplate holds, their class and price:
+	// groups of one domain with the same option class are one option
+	// for the Chooser (see order). "" is a class of its own.
+	templateClasses, optionClasses map[string]string
 }
 
 type perNodeKey struct {
@@ -92,10 +98,14 @@ type shapeProbe struct {
 }
 
 func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *planner.PodFacts) *ranking {
-	return &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
+	r := &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[planner.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
 		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey]int{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
 		shapes: map[planner.ClassKey]classShape{}, positionKey: map[planner.ClassKey]string{}, ranks: map[string]map[string]int{}}
+	if in.Chooser != nil {
+		r.templateClasses, r.optionClasses = optionClasses(groups, templates, in)
+	}
+	return r
 }
 
 // domainKeys returns the sorted topology keys of pod's DoNotSchedule
@@ -233,48 +243,6 @@ func (r *ranking) choose(first *planner.Plan) bool {
 	return chose
 }
 
-// order returns the candidates' ids in the Chooser's order for a share of
-// pods, as far as it matters: groups are chosen one by one until the chosen
-// ones hold the whole share and at least two are chosen (the preferred group
-// and a fallback); the others, and the groups that cannot take any pod of
-// the share, come after, by id. Each choice runs the user's expanders over
-// every option left, so ordering all of a zone's many groups would cost the
-// square of their number for nothing.
-func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates []*topology.Group, share []*apiv1.Pod) []string {
-	var options []caexpander.Option
-	var rest []string
-	for _, g := range candidates {
-		if o, ok := r.option(class, exemplar, g, share); ok {
-			options = append(options, o)
-		} else {
-			rest = append(rest, g.Name)
-		}
-	}
-	var ids []string
-	held := 0
-	for len(options) > 0 && (held < len(share) || len(ids) < 2) {
-		best := r.chooser.BestOption(options, r.templates)
-		if best == nil {
-			break
-		}
-		id := best.NodeGroup.Id()
-		held += len(best.Pods)
-		ids = append(ids, id)
-		kept := options[:0]
-		for _, o := range options {
-			if o.NodeGroup.Id() != id {
-				kept = append(kept, o)
-			}
-		}
-		options = kept
-	}
-	for _, o := range options {
-		rest = append(rest, o.NodeGroup.Id())
-	}
-	sort.Strings(rest)
-	return append(ids, rest...)
-}
-
 // option is the expansion option CA would build for group g and the share:
 // the nodes of g the share needs and the pods they hold. False when g's
 // template holds no pod of the class or g has no room.
@@ -311,6 +279,10 @@ func (r *ranking) probe(class planner.ClassKey, exemplar *apiv1.Pod, g *topology
 		limit = min(limit, shape.hostCap)
 	}
 	key := shapeProbeKey{shape: shape, group: g.Name}
+	if tc := r.templateClasses[g.Name]; tc != "" && !namesNodes(exemplar) {
+		// Groups of one template class hold the same number of copies.
+		key.group = "\x00" + tc
+	}
 	if p, ok := r.shapeProbes[key]; ok && (p.per < p.limit || limit <= p.limit) {
 		return min(limit, p.per)
 	}

@@ -58,10 +58,8 @@ type Orchestrator struct {
 	current  *plan.Current
 	defaults *topology.Defaults
 	chooser  caexpander.Strategy
-	// chooserReadsPodIdentity is set when the chain after topology-spread
-	// has an expander that may read the options' pods beyond their
-	// scheduling requirements (grpc sends them to a server).
-	chooserReadsPodIdentity bool
+	// traits are what the chain after topology-spread reads of an option.
+	traits chooserTraits
 
 	ctx       *context.AutoscalingContext
 	csr       *clusterstate.ClusterStateRegistry
@@ -143,7 +141,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 	}
 	budget := &resourceBudget{left: left, delta: map[string]resource.Delta{}}
 	var groups []plan.ScalableGroup
-	rec := loopRecord{chooserByShape: !o.chooserReadsPodIdentity}
+	rec := loopRecord{chooserByShape: !o.traits.readsPodIdentity}
 	for _, ng := range o.ctx.CloudProvider.NodeGroups() {
 		ni, ok := nodeInfos[ng.Id()]
 		if !ok || !ng.Exist() {
@@ -193,6 +191,8 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		CapTotal:           capTotal,
 		Chooser:            o.chooser,
 		ChooserByShape:     rec.chooserByShape,
+		ChooserByTemplate:  o.traits.byTemplate,
+		Price:              o.price(),
 		Framework:          o.ctx.FrameworkHandle,
 	})
 	if err != nil || lp == nil {

@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -203,7 +202,7 @@ func Build(s Setup) (Components, error) {
 	c.ExpanderStrategy = strategy
 	c.EstimatorBuilder = estimator.NewBuilder(current, binpacking)
 	orch := NewOrchestrator(orchestrator.New(), current, s.Spreadscale.Defaults, chooser)
-	orch.chooserReadsPodIdentity = slices.Contains(names[1:], caexpander.GRPCExpanderName)
+	orch.traits = traitsOf(names[1:])
 	c.ScaleUpOrchestrator = orch
 	return c, nil
 }
