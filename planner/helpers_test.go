@@ -20,8 +20,8 @@ import (
 // real plugin (checkPlan).
 
 const (
-	keyZone   = v1.LabelTopologyZone
-	keyHost   = v1.LabelHostname
+	keyZone   = spreadtest.KeyZone
+	keyHost   = spreadtest.KeyHost
 	keyRack   = spreadtest.KeyRack
 	keyPool   = spreadtest.KeyPool
 	keyAbsent = spreadtest.KeyAbsent // no node carries it
