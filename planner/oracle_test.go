@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
@@ -122,14 +121,15 @@ func genOracleCase(tb testing.TB, seed int64, sched *filterScheduler) *oracleCas
 		c.addGroup(r, fmt.Sprintf("g%d", gi), cb)
 	}
 	for _, k := range c.keys {
-		con := spreadtest.Hard(k, 1, "web")
+		maxSkew := int32(1)
 		if r.Intn(4) == 0 {
-			con.MaxSkew = 2
+			maxSkew = 2
 		}
+		con := spreadtest.MakeSpread(k, maxSkew).App("web")
 		if r.Intn(8) == 0 {
-			con.MinDomains = ptr.To(int32(len(oracleValues[k])))
+			con.MinDomains(int32(len(oracleValues[k])))
 		}
-		c.cons = append(c.cons, con)
+		c.cons = append(c.cons, con.Obj())
 	}
 	if r.Intn(6) == 0 {
 		c.cons = append(c.cons, spreadtest.Hard(keyHost, 1, "web"))
@@ -148,22 +148,23 @@ func genOracleCase(tb testing.TB, seed int64, sched *filterScheduler) *oracleCas
 	return c
 }
 
+// addGroup adds group name, whose template carries the domain values
+// combo of c's keys and no hostname, with a random CPU size, size and
+// max, and its size existing nodes named <name>-n<j>.
 func (c *oracleCase) addGroup(r *rand.Rand, name string, combo []string) {
 	cpus := spreadtest.Pick(r, int64(2), 3, 4)
 	size := 0
 	if r.Intn(3) == 0 {
 		size = 1 + r.Intn(2)
 	}
-	tmpl := spreadtest.MakeNode().Name(name + "-template").Capacity(nodeResources(cpus)).Obj()
-	delete(tmpl.Labels, keyHost)
+	values := map[string]string{}
 	for i, k := range c.keys {
-		tmpl.Labels[k] = combo[i]
+		values[k] = combo[i]
 	}
+	tmpl := spreadtest.MakeNode().Rename(name + "-template").Labels(values).Capacity(nodeResources(cpus)).Obj()
 	c.groups = append(c.groups, &topology.Group{Name: name, Template: tmpl, Size: size, Max: size + r.Intn(4)})
 	for j := 0; j < size; j++ {
-		n := tmpl.DeepCopy()
-		n.Name = fmt.Sprintf("%s-n%d", name, j)
-		n.Labels[keyHost] = n.Name
+		n := spreadtest.NodeFrom(tmpl).Name(fmt.Sprintf("%s-n%d", name, j)).Obj()
 		c.nodes = append(c.nodes, n)
 		c.groupOf[n.Name] = name
 	}

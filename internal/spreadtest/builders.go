@@ -232,6 +232,13 @@ func (w *PodWrapper) Affinity(a *v1.Affinity) *PodWrapper {
 	return w
 }
 
+// AntiAffinity sets the pod's required pod anti-affinity to the single
+// term: no pod matched by sel in the pod's domain of key.
+func (w *PodWrapper) AntiAffinity(key string, sel *metav1.LabelSelector) *PodWrapper {
+	return w.Affinity(&v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: key}}}})
+}
+
 // NodeAffinityNotIn sets the pod's required node affinity to the single
 // term key NotIn values.
 func (w *PodWrapper) NodeAffinityNotIn(key string, values ...string) *PodWrapper {
