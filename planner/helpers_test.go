@@ -137,9 +137,7 @@ func checkPlan(tb testing.TB, real *spreadtest.RealScheduler, nodes []*v1.Node, 
 		if code := res.Codes[pl.Node]; code != framework.Success {
 			bad = append(bad, fmt.Sprintf("%s on %s: real scheduler %s", pl.Pod.Name, pl.Node, code))
 		}
-		p := pl.Pod.DeepCopy()
-		p.Spec.NodeName = pl.Node
-		bound = append(bound, p)
+		bound = append(bound, spreadtest.PodFrom(pl.Pod).Node(pl.Node).Obj())
 	}
 	return bad
 }

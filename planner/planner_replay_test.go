@@ -7,11 +7,21 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/planner"
 )
 
 // The final-node-set replays of a plan: its placements scheduled through
 // the real filters with every existing and every planned node registered.
+
+// finalNodes is the final node set of plan: nodes and every planned node.
+func finalNodes(nodes []*v1.Node, plan *planner.Plan) []*v1.Node {
+	out := append([]*v1.Node(nil), nodes...)
+	for _, pn := range plan.Nodes {
+		out = append(out, pn.Node)
+	}
+	return out
+}
 
 // replayFinal schedules the placed pods, in the plan's (queue) order,
 // through the real filters on the final node set (every existing and every
@@ -19,20 +29,13 @@ import (
 // the next is checked. It returns the placements the scheduler rejects.
 func replayFinal(tb testing.TB, sched *filterScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
 	tb.Helper()
-	view := append([]*v1.Node(nil), nodes...)
-	for _, pn := range plan.Nodes {
-		view = append(view, pn.Node)
-	}
-	bound := append([]*v1.Pod(nil), pods...)
+	view, bound := finalNodes(nodes, plan), append([]*v1.Pod(nil), pods...)
 	var bad []string
 	for _, pl := range plan.Placements {
 		if st := sched.filter(tb, view, bound, pl.Pod, pl.Node); !st.IsSuccess() {
 			bad = append(bad, fmt.Sprintf("%s on %s: %s: %s", pl.Pod.Name, pl.Node, st.Code(), strings.Join(st.Reasons(), ", ")))
 		}
-		p := pl.Pod.DeepCopy()
-		p.Spec.NodeName = pl.Node
-		p.Status.Phase = v1.PodRunning
-		bound = append(bound, p)
+		bound = append(bound, spreadtest.PodFrom(pl.Pod).Node(pl.Node).Phase(v1.PodRunning).Obj())
 	}
 	return bad
 }
@@ -43,11 +46,7 @@ func replayFinal(tb testing.TB, sched *filterScheduler, nodes []*v1.Node, pods [
 // the pods no node accepts, which the plan did not provide for.
 func scheduleFinal(tb testing.TB, sched *filterScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
 	tb.Helper()
-	view := append([]*v1.Node(nil), nodes...)
-	for _, pn := range plan.Nodes {
-		view = append(view, pn.Node)
-	}
-	bound := append([]*v1.Pod(nil), pods...)
+	view, bound := finalNodes(nodes, plan), append([]*v1.Pod(nil), pods...)
 	var stuck []string
 	for _, pl := range plan.Placements {
 		target := ""
@@ -65,10 +64,7 @@ func scheduleFinal(tb testing.TB, sched *filterScheduler, nodes []*v1.Node, pods
 			stuck = append(stuck, pl.Pod.Name)
 			continue
 		}
-		p := pl.Pod.DeepCopy()
-		p.Spec.NodeName = target
-		p.Status.Phase = v1.PodRunning
-		bound = append(bound, p)
+		bound = append(bound, spreadtest.PodFrom(pl.Pod).Node(target).Phase(v1.PodRunning).Obj())
 	}
 	return stuck
 }
