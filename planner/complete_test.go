@@ -272,9 +272,7 @@ func zoneCapacityGroups(max int) []*topology.Group {
 			if z == zoneC && ct == "spot" {
 				continue
 			}
-			g := cpuGroup(ct+"-"+z, z, 2, 0, max)
-			g.Template.Labels[keyCapacity] = ct
-			groups = append(groups, g)
+			groups = append(groups, capacityGroup(z, ct, 2, max))
 		}
 	}
 	return groups

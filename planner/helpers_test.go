@@ -48,16 +48,29 @@ func nodeResources(cpus int64) map[v1.ResourceName]string {
 // cpuGroup is a node group whose template is a cpus-CPU node in zone (no
 // zone label when zone is "").
 func cpuGroup(name, zone string, cpus int64, size, max int) *topology.Group {
+	return &topology.Group{Name: name, Template: cpuTemplate(name, zone, cpus).Obj(), Size: size, Max: max}
+}
+
+// cpuTemplate is the template of cpuGroup name: node <name>-template in
+// zone ("" for none) with cpus CPUs.
+func cpuTemplate(name, zone string, cpus int64) *spreadtest.NodeWrapper {
 	tmpl := spreadtest.MakeNode().Name(name + "-template").Capacity(nodeResources(cpus))
 	if zone != "" {
 		tmpl.Zone(zone)
 	}
-	return &topology.Group{Name: name, Template: tmpl.Obj(), Size: size, Max: max}
+	return tmpl
+}
+
+// capacityGroup is group <ct>-<zone> at size 0 with max size max, whose
+// template, with cpus CPUs, carries zone and capacity type ct.
+func capacityGroup(zone, ct string, cpus int64, max int) *topology.Group {
+	name := ct + "-" + zone
+	return &topology.Group{Name: name, Template: cpuTemplate(name, zone, cpus).Label(keyCapacity, ct).Obj(), Max: max}
 }
 
 // withInfraTaint taints g's template with spreadtest.InfraTaint.
 func withInfraTaint(g *topology.Group) *topology.Group {
-	g.Template.Spec.Taints = []v1.Taint{spreadtest.InfraTaint}
+	g.Template = spreadtest.NodeFrom(g.Template).Taints(spreadtest.InfraTaint).Obj()
 	return g
 }
 
