@@ -1,7 +1,6 @@
 package planner_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,9 +73,7 @@ func TestShareBandsAtTheirBound(t *testing.T) {
 	var groups []*topology.Group
 	for _, z := range []string{zoneA, zoneB, zoneC} {
 		for _, ct := range []string{"spot", "on-demand"} {
-			g := cpuGroup(fmt.Sprintf("%s-%s", ct, z), z, 4, 0, 1000)
-			g.Template.Labels[keyCapacity] = ct
-			groups = append(groups, g)
+			groups = append(groups, capacityGroup(z, ct, 4, 1000))
 		}
 	}
 	u, err := topology.NewUniverse(nil, nil, groups, map[string]string{})

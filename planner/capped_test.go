@@ -224,9 +224,8 @@ func TestCappedReasonDroppedWhenItsCountsChange(t *testing.T) {
 			var bound []*v1.Pod
 			for _, n := range nodes {
 				for k := 0; k < 2; k++ {
-					p := capPod(fmt.Sprintf("old-%s-%d", n.Name, k), "old", "web", 1500, 0, true)
-					p.Spec.NodeName, p.Status.Phase = n.Name, v1.PodRunning
-					bound = append(bound, p)
+					bound = append(bound, spreadtest.PodFrom(capPod(fmt.Sprintf("old-%s-%d", n.Name, k), "old", "web", 1500, 0, true)).
+						Node(n.Name).Phase(v1.PodRunning).Obj())
 				}
 			}
 			groups := []*topology.Group{capGroup("g-a", "zone-a", 1, 5), capGroup("g-b", "zone-b", 1, 5), capGroup("g-c", "zone-c", 0, 1)}

@@ -214,10 +214,7 @@ func (c *realCluster) AddPod(pod *v1.Pod, nodeName string) error {
 	if !c.has(nodeName) {
 		return fmt.Errorf("AddPod: no node %s", nodeName)
 	}
-	p := pod.DeepCopy()
-	p.Spec.NodeName = nodeName
-	p.Status.Phase = v1.PodRunning
-	c.pods = append(c.pods, p)
+	c.pods = append(c.pods, spreadtest.PodFrom(pod).Node(nodeName).Phase(v1.PodRunning).Obj())
 	c.bound = append(c.bound, pod.Name+"@"+nodeName)
 	return nil
 }

@@ -226,8 +226,7 @@ func TestCompletePlansZoneAndCapacityType(t *testing.T) {
 			gc := groups[len(groups)-1]
 			gc.Size, gc.Max = 0, 10
 			if tc.zoneCFull {
-				n := spreadtest.MakeNode().Name("on-demand-zone-c-1").Zone(zoneC).Capacity(nodeResources(2)).Obj()
-				n.Labels[keyCapacity] = "on-demand"
+				n := spreadtest.MakeNode().Name("on-demand-zone-c-1").Zone(zoneC).Label(keyCapacity, "on-demand").Capacity(nodeResources(2)).Obj()
 				nodes, groupOf[n.Name], gc.Size, gc.Max = []*v1.Node{n}, gc.Name, 1, 1
 				bound = []*v1.Pod{replica("web-bound", "web").MilliCPU(1500).Spread(cons...).Node(n.Name).Phase(v1.PodRunning).Obj()}
 			}
@@ -273,9 +272,7 @@ func zoneCapacityGroups(max int) []*topology.Group {
 			if z == zoneC && ct == "spot" {
 				continue
 			}
-			g := cpuGroup(ct+"-"+z, z, 2, 0, max)
-			g.Template.Labels[keyCapacity] = ct
-			groups = append(groups, g)
+			groups = append(groups, capacityGroup(z, ct, 2, max))
 		}
 	}
 	return groups

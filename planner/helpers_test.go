@@ -20,8 +20,8 @@ import (
 // real plugin (checkPlan).
 
 const (
-	keyZone   = v1.LabelTopologyZone
-	keyHost   = v1.LabelHostname
+	keyZone   = spreadtest.KeyZone
+	keyHost   = spreadtest.KeyHost
 	keyRack   = spreadtest.KeyRack
 	keyPool   = spreadtest.KeyPool
 	keyAbsent = spreadtest.KeyAbsent // no node carries it
@@ -48,16 +48,29 @@ func nodeResources(cpus int64) map[v1.ResourceName]string {
 // cpuGroup is a node group whose template is a cpus-CPU node in zone (no
 // zone label when zone is "").
 func cpuGroup(name, zone string, cpus int64, size, max int) *topology.Group {
+	return &topology.Group{Name: name, Template: cpuTemplate(name, zone, cpus).Obj(), Size: size, Max: max}
+}
+
+// cpuTemplate is the template of cpuGroup name: node <name>-template in
+// zone ("" for none) with cpus CPUs.
+func cpuTemplate(name, zone string, cpus int64) *spreadtest.NodeWrapper {
 	tmpl := spreadtest.MakeNode().Name(name + "-template").Capacity(nodeResources(cpus))
 	if zone != "" {
 		tmpl.Zone(zone)
 	}
-	return &topology.Group{Name: name, Template: tmpl.Obj(), Size: size, Max: max}
+	return tmpl
+}
+
+// capacityGroup is group <ct>-<zone> at size 0 with max size max, whose
+// template, with cpus CPUs, carries zone and capacity type ct.
+func capacityGroup(zone, ct string, cpus int64, max int) *topology.Group {
+	name := ct + "-" + zone
+	return &topology.Group{Name: name, Template: cpuTemplate(name, zone, cpus).Label(keyCapacity, ct).Obj(), Max: max}
 }
 
 // withInfraTaint taints g's template with spreadtest.InfraTaint.
 func withInfraTaint(g *topology.Group) *topology.Group {
-	g.Template.Spec.Taints = []v1.Taint{spreadtest.InfraTaint}
+	g.Template = spreadtest.NodeFrom(g.Template).Taints(spreadtest.InfraTaint).Obj()
 	return g
 }
 
@@ -137,9 +150,7 @@ func checkPlan(tb testing.TB, real *spreadtest.RealScheduler, nodes []*v1.Node, 
 		if code := res.Codes[pl.Node]; code != framework.Success {
 			bad = append(bad, fmt.Sprintf("%s on %s: real scheduler %s", pl.Pod.Name, pl.Node, code))
 		}
-		p := pl.Pod.DeepCopy()
-		p.Spec.NodeName = pl.Node
-		bound = append(bound, p)
+		bound = append(bound, spreadtest.PodFrom(pl.Pod).Node(pl.Node).Obj())
 	}
 	return bad
 }

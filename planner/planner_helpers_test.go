@@ -315,66 +315,6 @@ func checkPlanInvariants(t *testing.T, o *planOutcome) {
 	assert.Equal(t, wantBound, cluster.bound, "Cluster.AddPod calls")
 }
 
-// replayFinal schedules the placed pods, in the plan's (queue) order,
-// through the real filters on the final node set (every existing and every
-// planned node registered, as after the scale-up), each pod bound before
-// the next is checked. It returns the placements the scheduler rejects.
-func replayFinal(tb testing.TB, sched *filterScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
-	tb.Helper()
-	view := append([]*v1.Node(nil), nodes...)
-	for _, pn := range plan.Nodes {
-		view = append(view, pn.Node)
-	}
-	bound := append([]*v1.Pod(nil), pods...)
-	var bad []string
-	for _, pl := range plan.Placements {
-		if st := sched.filter(tb, view, bound, pl.Pod, pl.Node); !st.IsSuccess() {
-			bad = append(bad, fmt.Sprintf("%s on %s: %s: %s", pl.Pod.Name, pl.Node, st.Code(), strings.Join(st.Reasons(), ", ")))
-		}
-		p := pl.Pod.DeepCopy()
-		p.Spec.NodeName = pl.Node
-		p.Status.Phase = v1.PodRunning
-		bound = append(bound, p)
-	}
-	return bad
-}
-
-// scheduleFinal schedules the placed pods, in queue order, as the real
-// scheduler can on the final node set: on the planned node when the real
-// filters accept it there, else on the first node they accept. It returns
-// the pods no node accepts, which the plan did not provide for.
-func scheduleFinal(tb testing.TB, sched *filterScheduler, nodes []*v1.Node, pods []*v1.Pod, plan *planner.Plan) []string {
-	tb.Helper()
-	view := append([]*v1.Node(nil), nodes...)
-	for _, pn := range plan.Nodes {
-		view = append(view, pn.Node)
-	}
-	bound := append([]*v1.Pod(nil), pods...)
-	var stuck []string
-	for _, pl := range plan.Placements {
-		target := ""
-		if sched.filter(tb, view, bound, pl.Pod, pl.Node).IsSuccess() {
-			target = pl.Node
-		} else {
-			for _, n := range view {
-				if sched.filter(tb, view, bound, pl.Pod, n.Name).IsSuccess() {
-					target = n.Name
-					break
-				}
-			}
-		}
-		if target == "" {
-			stuck = append(stuck, pl.Pod.Name)
-			continue
-		}
-		p := pl.Pod.DeepCopy()
-		p.Spec.NodeName = target
-		p.Status.Phase = v1.PodRunning
-		bound = append(bound, p)
-	}
-	return stuck
-}
-
 // zoneCounts returns the pods matching app per zone in the final cluster:
 // existing pods plus placements.
 func (o *planOutcome) zoneCounts(app string) map[string]int {

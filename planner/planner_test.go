@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/spreadscale/spreadscale/internal/spreadtest"
@@ -136,8 +135,7 @@ func TestPlanner(t *testing.T) {
 					// zone-a or zone-b node: minDomains is why c opens.
 					for _, g := range o.c.groups[:2] {
 						cl := newRealCluster(t, o.sched, o.c.nodes, o.c.pods, o.c.groupOf)
-						n := g.Template.DeepCopy()
-						n.Name, n.Labels[keyHost] = g.Name+"-probe", g.Name+"-probe"
+						n := spreadtest.NodeFrom(g.Template).Name(g.Name + "-probe").Obj()
 						err := cl.CheckNew(o.c.pending[0], g.Name, n)
 						assert.ErrorContains(t, err, "PodTopologySpread", "new node of %s without zone c: want a PodTopologySpread rejection", g.Name)
 					}
@@ -177,17 +175,10 @@ func redisPods(shards, replicas int, milli int64) []*v1.Pod {
 		shard := fmt.Sprintf("s%d", s)
 		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "redis", "shard": shard}}
 		for r := 0; r < replicas; r++ {
-			p := replica(fmt.Sprintf("redis-%s-%d", shard, r), "redis").MilliCPU(milli).Obj()
-			p.Labels["shard"] = shard
-			p.OwnerReferences[0].Name, p.OwnerReferences[0].UID = "redis-"+shard, types.UID("rs-redis-"+shard)
-			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{
-				{MaxSkew: 1, TopologyKey: keyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel},
-				{MaxSkew: 1, TopologyKey: keyHost, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel},
-			}
-			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: keyZone}},
-			}}
-			out = append(out, p)
+			out = append(out, replica(fmt.Sprintf("redis-%s-%d", shard, r), "redis").Label("shard", shard).
+				Owner("ReplicaSet", "redis-"+shard, "rs-redis-"+shard).MilliCPU(milli).
+				Spread(spreadtest.MakeSpread(keyZone, 1).Selector(sel).Obj(), spreadtest.MakeSpread(keyHost, 1).Selector(sel).Obj()).
+				AntiAffinity(keyZone, sel).Obj())
 		}
 	}
 	return out

@@ -34,9 +34,7 @@ func TestSharesBalanceEveryKnownDomainPastTheSearchBudget(t *testing.T) {
 				var groups []*topology.Group
 				for _, z := range []string{zoneA, zoneB, zoneC} {
 					for _, ct := range []string{"spot", "on-demand"} {
-						g := cpuGroup(ct+"-"+z, z, 4, 0, 1000)
-						g.Template.Labels[keyCapacity] = ct
-						groups = append(groups, g)
+						groups = append(groups, capacityGroup(z, ct, 4, 1000))
 					}
 				}
 				u, err := topology.NewUniverse(nil, nil, groups, map[string]string{})

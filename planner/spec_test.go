@@ -20,8 +20,7 @@ func specPod(name, cpu, memory string) *v1.Pod {
 
 func TestSpecIDsAreEqualExactlyForEqualSpecs(t *testing.T) {
 	base := specPod("web-1", "1", "1Gi")
-	withSelector := specPod("web-2", "1", "1Gi")
-	withSelector.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+	withSelector := spreadtest.PodFrom(specPod("web-2", "1", "1Gi")).NodeSelector(map[string]string{"disk": "ssd"}).Obj()
 	tests := []struct {
 		name          string
 		first, other  *v1.Pod
@@ -30,11 +29,8 @@ func TestSpecIDsAreEqualExactlyForEqualSpecs(t *testing.T) {
 	}{
 		{name: "same pod", first: base, other: base, want: true, semanticEqual: true},
 		{name: "equal specs in different pods", first: base, other: specPod("web-2", "1", "1Gi"), want: true, semanticEqual: true},
-		{name: "other metadata, same spec", first: base, other: func() *v1.Pod {
-			p := base.DeepCopy()
-			p.Name, p.Labels, p.UID = "web-3", map[string]string{"app": "web", "pod-template-hash": "h2"}, "uid-3"
-			return p
-		}(), want: true, semanticEqual: true},
+		{name: "other metadata, same spec", first: base, other: spreadtest.PodFrom(base).Name("web-3").UID("uid-3").
+			Labels(map[string]string{"app": "web", "pod-template-hash": "h2"}).Obj(), want: true, semanticEqual: true},
 		{name: "different cpu request", first: base, other: specPod("web-2", "2", "1Gi"), want: false},
 		{name: "different memory request", first: base, other: specPod("web-2", "1", "2Gi"), want: false},
 		{name: "node selector added", first: base, other: withSelector, want: false},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
@@ -112,21 +111,19 @@ func (c *stCluster) Reset() error {
 }
 
 // stNode is a node in zone ("" for none) with cpu CPUs and slots pods.
-func stNode(name, zone string, cpu, slots int64) *v1.Node {
+func stNode(name, zone string, cpu, slots int64) *spreadtest.NodeWrapper {
 	n := spreadtest.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{
 		v1.ResourceCPU: strconv.FormatInt(cpu, 10), v1.ResourcePods: strconv.FormatInt(slots, 10)})
 	if zone != "" {
 		n.Zone(zone)
 	}
-	return n.Obj()
+	return n
 }
 
 // stPod is a pod of Deployment app requesting milli millicores.
-func stPod(name, app string, milli int64, cs ...v1.TopologySpreadConstraint) *v1.Pod {
-	return spreadtest.MakePod().Name(name).ReplicaOf(app).MilliCPU(milli).Spread(cs...).Obj()
+func stPod(name, app string, milli int64, cs ...v1.TopologySpreadConstraint) *spreadtest.PodWrapper {
+	return spreadtest.MakePod().Name(name).ReplicaOf(app).MilliCPU(milli).Spread(cs...)
 }
-
-func stPick[T any](r *rand.Rand, xs ...T) T { return xs[r.Intn(len(xs))] }
 
 // stScenario builds a random planning request: groups in three zones (and
 // sometimes one without a zone label), some at size 0, with existing nodes
@@ -146,31 +143,31 @@ func stScenario(t *testing.T, seed int64) Request {
 	for _, zone := range zones {
 		for k := 1 + r.Intn(2); k > 0; k-- {
 			name := fmt.Sprintf("g%d", len(groups))
-			cpu := stPick[int64](r, 2, 4, 8)
-			slots := stPick[int64](r, 3, 110, 110)
+			cpu := spreadtest.Pick[int64](r, 2, 4, 8)
+			slots := spreadtest.Pick[int64](r, 3, 110, 110)
 			tmpl := stNode(name+"-template", zone, cpu, slots)
 			if r.Intn(6) == 0 {
-				tmpl.Labels["deny"] = stPick(r, apps...)
+				tmpl.Label("deny", spreadtest.Pick(r, apps...))
 			}
-			size := stPick(r, 0, 0, 1, 2)
-			g := &topology.Group{Name: name, Template: tmpl, Size: size, Max: size + r.Intn(5)}
+			size := spreadtest.Pick(r, 0, 0, 1, 2)
+			g := &topology.Group{Name: name, Template: tmpl.Obj(), Size: size, Max: size + r.Intn(5)}
 			groups = append(groups, g)
 			for i := 0; i < size; i++ {
-				n := stNode(fmt.Sprintf("%s-existing-%d", name, i), zone, cpu, slots)
+				nw := stNode(fmt.Sprintf("%s-existing-%d", name, i), zone, cpu, slots)
 				if r.Intn(5) == 0 {
-					n.Labels["deny"] = stPick(r, apps...)
+					nw.Label("deny", spreadtest.Pick(r, apps...))
 				}
+				n := nw.Obj()
 				nodes = append(nodes, n)
 				groupOf[n.Name] = name
 				for free := cpu * 1000; ; {
-					milli := stPick[int64](r, 500, 1000, 2000)
+					milli := spreadtest.Pick[int64](r, 500, 1000, 2000)
 					if milli > free-500 || r.Intn(4) == 0 {
 						break
 					}
 					free -= milli
-					p := stPod(fmt.Sprintf("bound-%d", len(bound)), stPick(r, apps...), milli)
-					p.Spec.NodeName, p.Status.Phase = n.Name, v1.PodRunning
-					bound = append(bound, p)
+					bound = append(bound, stPod(fmt.Sprintf("bound-%d", len(bound)), spreadtest.Pick(r, apps...), milli).
+						Node(n.Name).Phase(v1.PodRunning).Obj())
 				}
 			}
 		}
@@ -185,11 +182,10 @@ func stScenario(t *testing.T, seed int64) Request {
 		if r.Intn(2) == 0 {
 			cs = append(cs, spreadtest.Hard(v1.LabelHostname, int32(1+r.Intn(2)), app))
 		}
-		milli := stPick[int64](r, 500, 1000, 1500, 3000)
+		milli := spreadtest.Pick[int64](r, 500, 1000, 1500, 3000)
 		for i, n := 0, 3+r.Intn(10); i < n; i++ {
-			p := stPod(fmt.Sprintf("%s-%d", app, i), app, milli, cs...)
-			p.CreationTimestamp = metav1.NewTime(start.Add(time.Duration(r.Intn(100)) * time.Second))
-			pending = append(pending, p)
+			pending = append(pending, stPod(fmt.Sprintf("%s-%d", app, i), app, milli, cs...).
+				Created(start.Add(time.Duration(r.Intn(100))*time.Second)).Obj())
 		}
 	}
 	u, err := topology.NewUniverse(nodes, bound, groups, groupOf)

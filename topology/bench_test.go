@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/stretchr/testify/require"
 
@@ -27,28 +25,16 @@ func benchCluster(b *testing.B) ([]*v1.Node, []*v1.Pod, *v1.Pod) {
 	zones := []string{"zone-a", "zone-b", "zone-c"}
 	nodes := make([]*v1.Node, benchNodes)
 	for i := range nodes {
-		name := fmt.Sprintf("node-%05d", i)
-		nodes[i] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			keyHost: name, keyZone: zones[i%len(zones)], keyPool: spreadtest.Pools[i%len(spreadtest.Pools)]}}}
+		nodes[i] = spreadtest.MakeNode().Name(fmt.Sprintf("node-%05d", i)).Zone(zones[i%len(zones)]).
+			Label(keyPool, spreadtest.Pools[i%len(spreadtest.Pools)]).Obj()
 	}
 	pods := make([]*v1.Pod, benchPods)
 	for i := range pods {
-		name := fmt.Sprintf("pod-%05d", i)
-		pods[i] = &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name),
-				Labels: map[string]string{"app": fmt.Sprintf("app-%d", i%benchApps), "pod-template-hash": "h1"}},
-			Spec:   v1.PodSpec{NodeName: nodes[(i*7)%benchNodes].Name},
-			Status: v1.PodStatus{Phase: v1.PodRunning},
-		}
+		pods[i] = spreadtest.MakePod().Name(fmt.Sprintf("pod-%05d", i)).Label("app", fmt.Sprintf("app-%d", i%benchApps)).
+			Label("pod-template-hash", "h1").Node(nodes[(i*7)%benchNodes].Name).Phase(v1.PodRunning).Obj()
 	}
-	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app-0"}}
-	pod := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "incoming", Namespace: "default", Labels: map[string]string{"app": "app-0", "pod-template-hash": "h1"}},
-		Spec: v1.PodSpec{TopologySpreadConstraints: []v1.TopologySpreadConstraint{
-			{MaxSkew: 1, TopologyKey: keyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel},
-			{MaxSkew: 1, TopologyKey: keyHost, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel},
-		}},
-	}
+	pod := spreadtest.MakePod().Name("incoming").UID("").Label("app", "app-0").Label("pod-template-hash", "h1").
+		Spread(spreadtest.Hard(keyZone, 1, "app-0"), spreadtest.Hard(keyHost, 1, "app-0")).Obj()
 	return nodes, pods, pod
 }
 
@@ -112,7 +98,7 @@ func BenchmarkAdmitAllNodes(b *testing.B) {
 func BenchmarkAdmitNew(b *testing.B) {
 	u, s, _ := benchSetup(b)
 	c := u.Count(s)
-	tmpl := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "template", Labels: map[string]string{keyHost: "template", keyZone: "zone-d"}}}
+	tmpl := spreadtest.MakeNode().Name("template").Zone("zone-d").Obj()
 	require.Nil(b, c.AdmitNew(tmpl), "AdmitNew")
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/utils/ptr"
 
 	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
@@ -26,11 +25,6 @@ func TestExamplesDefaults(t *testing.T) {
 		Spec: v1.ServiceSpec{Selector: map[string]string{"tier": "front"}}}
 	owners := topology.Owners{ReplicaSets: []*appsv1.ReplicaSet{rs}, Services: []*v1.Service{svc}}
 	objs := []runtime.Object{rs, svc}
-	owned := func(p *v1.Pod) *v1.Pod {
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web",
-			UID: "rs-web", Controller: ptr.To(true)}}
-		return p
-	}
 	zoneDefault := []v1.TopologySpreadConstraint{{TopologyKey: keyZone, MaxSkew: 1, WhenUnsatisfiable: v1.DoNotSchedule}}
 	listReal := spreadtest.NewRealScheduler(t, &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting,
 		DefaultConstraints: zoneDefault}, objs...)
@@ -39,14 +33,14 @@ func TestExamplesDefaults(t *testing.T) {
 
 	t.Run("system defaults are ScheduleAnyway: no hard constraints", func(t *testing.T) {
 		d := topology.NewDefaults(topology.SystemDefaultConstraints, owners)
-		r := exRun(t, systemReal, d, nodes, pods, owned(spreadtest.MakePod().Name("incoming").Label("app", "web").Obj()))
+		r := exRun(t, systemReal, d, nodes, pods, spreadtest.MakePod().Name("incoming").ReplicaOf("web").Obj())
 		assert.False(t, r.spread.HasHard(), "hard constraints %+v", r.spread.Hard)
 		assert.Len(t, r.spread.Soft, 2, "soft constraints")
 		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
 	})
 
 	t.Run("a DoNotSchedule default applies to a pod without constraints, selector from its ReplicaSet", func(t *testing.T) {
-		r := exRun(t, listReal, listDefaults, nodes, pods, owned(spreadtest.MakePod().Name("incoming").Label("app", "web").Obj()))
+		r := exRun(t, listReal, listDefaults, nodes, pods, spreadtest.MakePod().Name("incoming").ReplicaOf("web").Obj())
 		require.True(t, len(r.spread.Hard) == 1 && r.spread.Hard[0].Index == -1 && r.spread.Hard[0].Selector.String() == "app=web",
 			"hard constraints %+v, want one default with selector app=web", r.spread.Hard)
 		exSame(t, "admitted", r.admitted, []string{"b1"})
@@ -65,7 +59,7 @@ func TestExamplesDefaults(t *testing.T) {
 	})
 
 	t.Run("a pod with its own constraints ignores the defaults", func(t *testing.T) {
-		r := exRun(t, listReal, listDefaults, nodes, pods, owned(spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Soft(keyHost, 1, "web")).Obj()))
+		r := exRun(t, listReal, listDefaults, nodes, pods, spreadtest.MakePod().Name("incoming").ReplicaOf("web").Spread(spreadtest.Soft(keyHost, 1, "web")).Obj())
 		assert.True(t, !r.spread.HasHard() && len(r.spread.Soft) == 1 && r.spread.Soft[0].TopologyKey == keyHost,
 			"hard %d soft %+v, want only its own hostname constraint", len(r.spread.Hard), r.spread.Soft)
 		exSame(t, "admitted", r.admitted, []string{"a1", "b1"})
@@ -81,9 +75,7 @@ func TestExamplesDefaults(t *testing.T) {
 	})
 
 	t.Run("a controller that does not exist gives no selector", func(t *testing.T) {
-		p := owned(spreadtest.MakePod().Name("incoming").Label("app", "web").Obj())
-		p.Labels = map[string]string{"app": "batch"}
-		p.OwnerReferences[0].Name = "gone"
+		p := spreadtest.MakePod().Name("incoming").Label("app", "batch").Owner("ReplicaSet", "gone", "rs-web").Obj()
 		r := exRun(t, listReal, listDefaults, nodes, pods, p)
 		assert.False(t, r.spread.HasHard(), "hard %+v, want none", r.spread.Hard)
 	})

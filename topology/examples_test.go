@@ -204,14 +204,12 @@ func TestExamples(t *testing.T) {
 		self := exRun(t, real, nil, nodes, pods, spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj())
 		exSame(t, "self-matching pod", self.admitted, []string{"b1"})
 
-		other := spreadtest.MakePod().Name("incoming").Label("app", "web").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
-		other.Labels = map[string]string{"app": "batch"}
+		other := spreadtest.MakePod().Name("incoming").Label("app", "batch").Spread(spreadtest.Hard(keyZone, 1, "web")).Obj()
 		r := exRun(t, real, nil, nodes, pods, other)
 		exSame(t, "non-matching pod", r.admitted, []string{"a1", "b1"})
 		require.Nil(t, r.counts.Admit(nodes[0]), "a1")
 		u, _ := topology.NewUniverse(nodes, pods, nil, nil)
-		placed := other.DeepCopy()
-		placed.Spec.NodeName = "a1"
+		placed := spreadtest.PodFrom(other).Node("a1").Obj()
 		r.counts.AddPod(placed, u.Node("a1"))
 		assert.Equal(t, 1, r.counts.MatchNum(0, "zoneA"), "after placing the non-matching pod: zoneA")
 		assert.Equal(t, 0, r.counts.MatchNum(0, "zoneB"), "after placing the non-matching pod: zoneB")

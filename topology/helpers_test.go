@@ -16,8 +16,8 @@ import (
 // against the real plugin (exRun).
 
 const (
-	keyZone   = v1.LabelTopologyZone
-	keyHost   = v1.LabelHostname
+	keyZone   = spreadtest.KeyZone
+	keyHost   = spreadtest.KeyHost
 	keyRack   = spreadtest.KeyRack
 	keyPool   = spreadtest.KeyPool
 	keyAbsent = spreadtest.KeyAbsent // no node carries it

@@ -11,16 +11,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 )
 
-// Keys, namespaces and label values of the pod index's random universes.
-const (
-	pixZone = v1.LabelTopologyZone
-	pixHost = v1.LabelHostname
-	pixRack = "example.com/rack"
-)
-
+// Namespaces, label values and selector operators of the pod index's
+// random universes.
 var (
 	pixNamespaces = []string{"ns-1", "ns-2"}
 	pixValues     = map[string][]string{
@@ -50,55 +46,54 @@ func pixLabels(r *rand.Rand) map[string]string {
 	return l
 }
 
-// pixUniverse builds a random universe: nodes with hostname labels, most
-// with a zone label, some with a rack label, a disk label or a taint; pods of
-// two namespaces bound to them, some terminating, some terminal, some bound
-// to no existing node or pending.
+// pixUniverse builds the universe of a random pixCluster.
 func pixUniverse(t *testing.T, r *rand.Rand) *Universe {
-	var nodes []*v1.Node
-	for i, n := 0, 1+r.Intn(12); i < n; i++ {
-		name := fmt.Sprintf("node-%d", i)
-		l := map[string]string{pixHost: name}
-		if r.Intn(5) != 0 {
-			l[pixZone] = pixPick(r, "zone-a", "zone-b", "zone-c")
-		}
-		if r.Intn(2) == 0 {
-			l[pixRack] = pixPick(r, "rack-1", "rack-2")
-		}
-		if r.Intn(3) == 0 {
-			l["disk"] = "ssd"
-		}
-		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}}
-		if r.Intn(5) == 0 {
-			node.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "infra", Effect: v1.TaintEffectNoSchedule}}
-		}
-		nodes = append(nodes, node)
-	}
-	var pods []*v1.Pod
-	for i, n := 0, r.Intn(50); i < n; i++ {
-		p := &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%d", i), Namespace: pixPick(r, pixNamespaces...),
-				UID: types.UID(fmt.Sprintf("uid-%d", i)), Labels: pixLabels(r)},
-			Spec:   v1.PodSpec{NodeName: pixPick(r, nodes...).Name},
-			Status: v1.PodStatus{Phase: v1.PodRunning},
-		}
-		switch r.Intn(20) {
-		case 0:
-			p.Spec.NodeName = "node-gone"
-		case 1:
-			p.Spec.NodeName = ""
-		case 2:
-			p.Status.Phase = v1.PodSucceeded
-		}
-		if r.Intn(8) == 0 {
-			ts := metav1.NewTime(time.Unix(1700000000, 0))
-			p.DeletionTimestamp = &ts
-		}
-		pods = append(pods, p)
-	}
+	nodes, pods := pixCluster(r)
 	u, err := NewUniverse(nodes, pods, nil, nil)
 	require.NoError(t, err)
 	return u
+}
+
+// pixCluster returns random nodes with hostname labels, most with a zone
+// label, some with a rack label, a disk label or a taint; and pods of two
+// namespaces bound to them, some terminating, some terminal, some bound to
+// no existing node or pending.
+func pixCluster(r *rand.Rand) ([]*v1.Node, []*v1.Pod) {
+	var nodes []*v1.Node
+	for i, n := 0, 1+r.Intn(12); i < n; i++ {
+		node := spreadtest.MakeNode().Name(fmt.Sprintf("node-%d", i))
+		if r.Intn(5) != 0 {
+			node.Zone(pixPick(r, "zone-a", "zone-b", "zone-c"))
+		}
+		if r.Intn(2) == 0 {
+			node.Label(spreadtest.KeyRack, pixPick(r, "rack-1", "rack-2"))
+		}
+		if r.Intn(3) == 0 {
+			node.Label("disk", "ssd")
+		}
+		if r.Intn(5) == 0 {
+			node.Taints(spreadtest.InfraTaint)
+		}
+		nodes = append(nodes, node.Obj())
+	}
+	var pods []*v1.Pod
+	for i, n := 0, r.Intn(50); i < n; i++ {
+		p := spreadtest.MakePod().Name(fmt.Sprintf("pod-%d", i)).UID(fmt.Sprintf("uid-%d", i)).
+			Namespace(pixPick(r, pixNamespaces...)).Labels(pixLabels(r)).Node(pixPick(r, nodes...).Name).Phase(v1.PodRunning)
+		switch r.Intn(20) {
+		case 0:
+			p.Node("node-gone")
+		case 1:
+			p.Node("")
+		case 2:
+			p.Phase(v1.PodSucceeded)
+		}
+		if r.Intn(8) == 0 {
+			p.Deleted(time.Unix(1700000000, 0))
+		}
+		pods = append(pods, p.Obj())
+	}
+	return nodes, pods
 }
 
 // pixSelector returns a random label selector; ops counts the forms used.
@@ -136,36 +131,34 @@ func pixSelector(r *rand.Rand, ops map[string]int) *metav1.LabelSelector {
 // pixPending returns a random pod whose hard constraints spread over one to
 // three of zone, hostname and rack.
 func pixPending(r *rand.Rand, ops map[string]int) *v1.Pod {
-	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "incoming", Namespace: pixPick(r, pixNamespaces...), Labels: pixLabels(r)}}
+	ns := pixPick(r, pixNamespaces...)
+	podLabels := pixLabels(r)
+	pod := spreadtest.MakePod().Name("incoming").UID("").Namespace(ns).Labels(podLabels)
 	if r.Intn(4) == 0 {
-		pod.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+		pod.NodeSelector(map[string]string{"disk": "ssd"})
 	}
 	if r.Intn(4) == 0 {
-		pod.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists}}
+		pod.Tolerations(v1.Toleration{Key: "dedicated", Operator: v1.TolerationOpExists})
 	}
-	policies := []*v1.NodeInclusionPolicy{nil, pixPtr(v1.NodeInclusionPolicyHonor), pixPtr(v1.NodeInclusionPolicyIgnore)}
-	keys := []string{pixZone, pixHost, pixRack}
+	policies := []v1.NodeInclusionPolicy{"", v1.NodeInclusionPolicyHonor, v1.NodeInclusionPolicyIgnore}
+	keys := []string{spreadtest.KeyZone, spreadtest.KeyHost, spreadtest.KeyRack}
 	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 	for _, key := range keys[:1+r.Intn(len(keys))] {
-		c := v1.TopologySpreadConstraint{
-			MaxSkew: int32(1 + r.Intn(2)), TopologyKey: key, WhenUnsatisfiable: v1.DoNotSchedule,
-			LabelSelector:      pixSelector(r, ops),
-			NodeAffinityPolicy: pixPick(r, policies...),
-			NodeTaintsPolicy:   pixPick(r, policies...),
-		}
+		maxSkew := int32(1 + r.Intn(2))
+		sel := pixSelector(r, ops)
+		c := spreadtest.MakeSpread(key, maxSkew).Selector(sel).
+			NodeAffinityPolicy(pixPick(r, policies...)).NodeTaintsPolicy(pixPick(r, policies...))
 		if r.Intn(3) == 0 {
-			c.MinDomains = pixPtr(int32(1 + r.Intn(4)))
+			c.MinDomains(int32(1 + r.Intn(4)))
 		}
-		if _, has := pod.Labels["tier"]; has && c.LabelSelector != nil && r.Intn(3) == 0 && !selectorUsesKey(c.LabelSelector, "tier") {
+		if _, has := podLabels["tier"]; has && sel != nil && r.Intn(3) == 0 && !selectorUsesKey(sel, "tier") {
 			ops["matchLabelKeys"]++
-			c.MatchLabelKeys = []string{"tier"}
+			c.MatchLabelKeys("tier")
 		}
-		pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, c)
+		pod.Spread(c.Obj())
 	}
-	return pod
+	return pod.Obj()
 }
-
-func pixPtr[T any](v T) *T { return &v }
 
 // pixReference counts s's hard constraints the naive way: every pod of
 // every node that carries all the keys and is counted for the constraint.

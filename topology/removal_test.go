@@ -1,7 +1,6 @@
 package topology_test
 
 import (
-	"fmt"
 	"math/rand"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/internal/spreadtest"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -117,8 +117,7 @@ func removalCase(r *rand.Rand, nodes []*v1.Node) (map[string]bool, []*topology.G
 		if r.Intn(2) == 0 {
 			continue
 		}
-		tmpl := node.DeepCopy()
-		tmpl.Name = fmt.Sprintf("template-of-%s", node.Name)
+		tmpl := spreadtest.NodeFrom(node).Rename("template-of-" + node.Name).Obj()
 		groups = append(groups, &topology.Group{Name: "ng-" + node.Name, Template: tmpl})
 		materialized = append(materialized, tmpl)
 	}

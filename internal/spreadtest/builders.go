@@ -23,6 +23,9 @@ type NodeWrapper struct{ n v1.Node }
 // MakeNode starts a node without name, labels, taints or resources.
 func MakeNode() *NodeWrapper { return &NodeWrapper{} }
 
+// NodeFrom starts from a deep copy of node.
+func NodeFrom(node *v1.Node) *NodeWrapper { return &NodeWrapper{n: *node.DeepCopy()} }
+
 // Obj returns the node built.
 func (w *NodeWrapper) Obj() *v1.Node { return &w.n }
 
@@ -31,6 +34,13 @@ func (w *NodeWrapper) Obj() *v1.Node { return &w.n }
 func (w *NodeWrapper) Name(name string) *NodeWrapper {
 	w.n.Name = name
 	return w.Label(v1.LabelHostname, name)
+}
+
+// Rename sets the node's name alone, its labels (the hostname label too)
+// staying as they are: a node group's template copied from a node.
+func (w *NodeWrapper) Rename(name string) *NodeWrapper {
+	w.n.Name = name
+	return w
 }
 
 // Label sets label key to value.
@@ -222,6 +232,13 @@ func (w *PodWrapper) Affinity(a *v1.Affinity) *PodWrapper {
 	return w
 }
 
+// AntiAffinity sets the pod's required pod anti-affinity to the single
+// term: no pod matched by sel in the pod's domain of key.
+func (w *PodWrapper) AntiAffinity(key string, sel *metav1.LabelSelector) *PodWrapper {
+	return w.Affinity(&v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: key}}}})
+}
+
 // NodeAffinityNotIn sets the pod's required node affinity to the single
 // term key NotIn values.
 func (w *PodWrapper) NodeAffinityNotIn(key string, values ...string) *PodWrapper {
@@ -257,6 +274,14 @@ func (w *SpreadWrapper) Selector(sel *metav1.LabelSelector) *SpreadWrapper {
 // App sets the label selector to app=<app>.
 func (w *SpreadWrapper) App(app string) *SpreadWrapper {
 	return w.Selector(&metav1.LabelSelector{MatchLabels: map[string]string{"app": app}})
+}
+
+// SelectorIn appends the requirement key In values to the label
+// selector's matchExpressions; the selector must be set.
+func (w *SpreadWrapper) SelectorIn(key string, values ...string) *SpreadWrapper {
+	w.c.LabelSelector.MatchExpressions = append(w.c.LabelSelector.MatchExpressions,
+		metav1.LabelSelectorRequirement{Key: key, Operator: metav1.LabelSelectorOpIn, Values: values})
+	return w
 }
 
 // MinDomains sets minDomains.

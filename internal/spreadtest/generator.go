@@ -12,8 +12,11 @@ import (
 // Random clusters and pods of the differential tests, built from a
 // *rand.Rand so that a seed reproduces a case.
 
-// Label keys the random nodes carry besides zone and hostname.
+// Label keys of the tests' nodes: the well-known zone and hostname keys,
+// and those the random nodes carry besides.
 const (
+	KeyZone   = v1.LabelTopologyZone
+	KeyHost   = v1.LabelHostname
 	KeyRack   = "example.com/rack"
 	KeyPool   = "example.com/pool"
 	KeyAbsent = "example.com/absent" // no node carries it
