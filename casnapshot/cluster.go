@@ -1,9 +1,9 @@
 // Package casnapshot is the one implementation of planner.Cluster: the
-// planner's view of cluster-autoscaler's ClusterSnapshot, where the real
-// scheduler framework's filters check every placement. It holds the node
-// views node-local pods are checked on, the pods whose addition to the
-// snapshot is deferred, the shared PreFilter outcomes and the per-group
-// probe nodes.
+// planner's access to cluster-autoscaler's ClusterSnapshot, where the real
+// scheduler framework's filters check every placement. It holds the
+// one-node snapshots node-local pods are checked on, the pods whose
+// addition to the snapshot is deferred, the shared PreFilter outcomes and
+// the per-group probe nodes.
 package casnapshot
 
 import (
@@ -38,15 +38,15 @@ type Cluster struct {
 	copies map[*apiv1.Pod]*apiv1.Pod
 	// deferred are bound pods not added to snap yet.
 	deferred deferredPods
-	// views are the one-node snapshots node-local pods are checked on (nil:
+	// oneNodes are the one-node snapshots node-local pods are checked on (nil:
 	// every check runs on snap).
-	views *nodeViews
+	oneNodes *oneNodeSnapshots
 	// anti are the required pod anti-affinity terms of the pods in the
 	// cluster, initialAnti those before planning.
 	anti, initialAnti antiTerms
 	// probes are the probe nodes of the groups (see probeNode).
 	probes map[string]*framework.NodeInfo
-	// pre checks the pods that are not checked on views on snap, sharing
+	// pre checks the pods that are not checked on one-node snapshots on snap, sharing
 	// PreFilter outcomes; alone checks the pods whose PreFilter outcome is
 	// the same on every node (see alone). Both nil without CA's framework
 	// handle.
@@ -54,10 +54,10 @@ type Cluster struct {
 }
 
 // New returns the Cluster over snap; fw, CA's framework
-// handle, enables checks on node views (nil: every check runs on snap).
+// handle, enables checks on one-node snapshots (nil: every check runs on snap).
 func New(snap clustersnapshot.ClusterSnapshot, templates map[string]*framework.NodeInfo, fw *framework.Handle) *Cluster {
 	anti := snapshotAntiTerms(snap)
-	c := &Cluster{snap: snap, templates: templates, views: newNodeViews(fw), anti: anti.clone(), initialAnti: anti}
+	c := &Cluster{snap: snap, templates: templates, oneNodes: newOneNodeSnapshots(fw), anti: anti.clone(), initialAnti: anti}
 	if fw != nil {
 		c.pre, c.alone = newPreFilters(fw), newPreFilters(fw)
 	}
@@ -136,11 +136,11 @@ func (c *Cluster) nodeInfo(group string, node *apiv1.Node) (*framework.NodeInfo,
 
 func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error {
 	if c.checksLocally(pod) {
-		v, err := c.newNodeView(group, node)
+		v, err := c.newNodeOneNode(group, node)
 		if err != nil {
 			return err
 		}
-		return c.checkView(v, pod, node.Name)
+		return c.checkOneNode(v, pod, node.Name)
 	}
 	ni, err := c.nodeInfo(group, node)
 	if err != nil {
@@ -162,11 +162,11 @@ func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error
 
 func (c *Cluster) Check(pod *apiv1.Pod, nodeName string) error {
 	if c.checksLocally(pod) {
-		v, err := c.view(nodeName)
+		v, err := c.oneNode(nodeName)
 		if err != nil {
 			return err
 		}
-		return c.checkView(v, pod, nodeName)
+		return c.checkOneNode(v, pod, nodeName)
 	}
 	if c.sharesPreFilter(pod) {
 		// The shared PreFilter reads every node: all deferred pods in
@@ -187,8 +187,8 @@ func (c *Cluster) Check(pod *apiv1.Pod, nodeName string) error {
 	return asError(c.snap.CheckPredicates(c.filtered(pod), nodeName))
 }
 
-// checkView checks pod on the view v of the named node.
-func (c *Cluster) checkView(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, nodeName string) error {
+// checkOneNode checks pod on the one-node snapshot v of the named node.
+func (c *Cluster) checkOneNode(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, nodeName string) error {
 	if !c.isAlone(pod) {
 		return asError(v.CheckPredicates(c.filtered(pod), nodeName))
 	}
@@ -204,7 +204,7 @@ func (c *Cluster) checkView(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, n
 // required anti-affinity term in the cluster matches. InterPodAffinity's
 // PreFilter then counts nothing for it on any node, and its other
 // PreFilters read the pod alone (it has no volume or resource claim), so
-// the outcome of one PreFilter serves its checks on every node and view,
+// the outcome of one PreFilter serves its checks on every node and one-node snapshot,
 // whatever changes between them.
 func (c *Cluster) isAlone(pod *apiv1.Pod) bool {
 	return c.alone != nil && !planner.HasRequiredPodAffinity(pod) && !planner.HasRequiredPodAntiAffinity(pod) &&
@@ -232,7 +232,7 @@ func (c *Cluster) AddNode(group string, node *apiv1.Node) error {
 // AddPod binds pod to the named node: at once when other nodes' checks may
 // read it, else when a check reads the node (see deferredPods).
 func (c *Cluster) AddPod(pod *apiv1.Pod, nodeName string) error {
-	c.views.addPod(pod, nodeName)
+	c.oneNodes.addPod(pod, nodeName)
 	c.anti.addPod(pod)
 	if !c.local(pod) {
 		if err := c.flushAll(); err != nil {
@@ -252,7 +252,7 @@ func (c *Cluster) AddPod(pod *apiv1.Pod, nodeName string) error {
 // forks it again.
 func (c *Cluster) Reset() error {
 	c.deferred.clear()
-	c.views.clear()
+	c.oneNodes.clear()
 	c.anti = c.initialAnti.clone()
 	c.pre.reset()
 	c.snap.Revert()

@@ -21,8 +21,8 @@ import (
 // VolumeZone (persistent volume claims), DynamicResources (resource
 // claims). PodTopologySpread, the remaining one, is not run (see
 // Cluster). A pod that is not node-local itself is added at once.
-// With CA's framework handle, node-local pods are checked on node views
-// instead (nodeViews), and deferred pods reach CA's snapshot only before a
+// With CA's framework handle, node-local pods are checked on one-node snapshots
+// instead (oneNodeSnapshots), and deferred pods reach CA's snapshot only before a
 // check that reads the whole cluster.
 type deferredPods struct {
 	byNode map[string][]*apiv1.Pod

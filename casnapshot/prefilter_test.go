@@ -39,11 +39,11 @@ func interPodCluster(t *testing.T, fw *framework.Handle) *Cluster {
 	t.Helper()
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
 	for i := 0; i < 6; i++ {
-		require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(viewsNode(fmt.Sprintf("n%d", i), string(rune('a'+i%3))), nil)))
+		require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(oneNodesNode(fmt.Sprintf("n%d", i), string(rune('a'+i%3))), nil)))
 	}
 	templates := map[string]*framework.NodeInfo{
-		"g-d": framework.NewNodeInfo(viewsNode("g-d-template", "d"), nil, framework.NewPodInfo(labelled("ds-y", 100, "y"), nil)),
-		"g-e": framework.NewNodeInfo(viewsNode("g-e-template", "e"), nil, framework.NewPodInfo(antiAffine("ds-anti", apiv1.LabelTopologyZone), nil)),
+		"g-d": framework.NewNodeInfo(oneNodesNode("g-d-template", "d"), nil, framework.NewPodInfo(labelled("ds-y", 100, "y"), nil)),
+		"g-e": framework.NewNodeInfo(oneNodesNode("g-e-template", "e"), nil, framework.NewPodInfo(antiAffine("ds-anti", apiv1.LabelTopologyZone), nil)),
 	}
 	snap.Fork()
 	return New(snap, templates, fw)
@@ -58,8 +58,8 @@ func interPodCluster(t *testing.T, fw *framework.Handle) *Cluster {
 func TestSharedPreFilterStatesDecideAsAFreshPreFilter(t *testing.T) {
 	fw := framework.NewTestFrameworkHandleOrDie(t)
 	groups := []*topology.Group{
-		{Name: "g-d", Template: viewsNode("g-d-template", "d"), Max: 50},
-		{Name: "g-e", Template: viewsNode("g-e-template", "e"), Max: 50},
+		{Name: "g-d", Template: oneNodesNode("g-d-template", "d"), Max: 50},
+		{Name: "g-e", Template: oneNodesNode("g-e-template", "e"), Max: 50},
 	}
 	for seed := int64(1); seed <= 10; seed++ {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {

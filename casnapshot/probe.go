@@ -104,7 +104,7 @@ func (c *Cluster) probeOnSnapshot(pod *apiv1.Pod, g *topology.Group, probe *fram
 	}
 	var snap clustersnapshot.ClusterSnapshot
 	if local {
-		snap = c.views.scratch()
+		snap = c.oneNodes.scratch()
 	} else {
 		if err := c.flushFor(pod, node.Name); err != nil {
 			return 0

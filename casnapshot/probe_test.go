@@ -12,20 +12,20 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// TestPodsPerNodeDecidesAsCASnapshot probes every pod of viewsPods on a
+// TestPodsPerNodeDecidesAsCASnapshot probes every pod of oneNodesPods on a
 // new node of each group, before and after pods with required
 // anti-affinity are bound, once with CA's framework handle (probe nodes,
 // shared PreFilter outcomes, one-node snapshots) and once on CA's
 // snapshot alone, and requires the same counts.
 func TestPodsPerNodeDecidesAsCASnapshot(t *testing.T) {
 	fw := framework.NewTestFrameworkHandleOrDie(t)
-	fast, plain := viewsCluster(t, fw), viewsCluster(t, nil)
+	fast, plain := oneNodesCluster(t, fw), oneNodesCluster(t, nil)
 	groups := map[string]*topology.Group{}
 	for name, ni := range fast.templates {
 		groups[name] = &topology.Group{Name: name, Template: ni.Node(), Max: 10}
 	}
 	probeAll := func(stage string) {
-		for _, pod := range viewsPods() {
+		for _, pod := range oneNodesPods() {
 			for name, g := range groups {
 				for _, limit := range []int{1, 3} {
 					want := plain.PodsPerNode(pod, g, limit, -1)

@@ -1,7 +1,7 @@
 // Package plan is the scale-up plan of one cluster-autoscaler loop, the
 // value every spreadscale adapter reads: PlanLoop computes it once per loop
 // from what CA hands the scale-up (pending pods, every scalable group's
-// template, CA's snapshot and limits) with topology's planner over a
+// template, CA's snapshot and limits) with the planner (package planner) over a
 // casnapshot.Cluster, ranks the groups inside each topology domain with the
 // user's expander chain, and returns an immutable LoopPlan; Current holds
 // the loop's LoopPlan for the estimator, the expander filter and the

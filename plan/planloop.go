@@ -56,8 +56,9 @@ type LoopInputs struct {
 	// ranking). Nil keeps the order of the domain's groups by id.
 	Chooser caexpander.Strategy
 	// Framework is CA's scheduler framework handle (the one its snapshot
-	// checks with): with it, node-local pods are checked on one-node views
-	// (see nodeViews). Nil: every check runs on Snapshot.
+	// checks with): with it, node-local pods are checked on one-node
+	// snapshots (see casnapshot's oneNodeSnapshots). Nil: every check runs
+	// on Snapshot.
 	Framework *framework.Handle
 	// ChooserByShape states that the Chooser reads the options' pods only
 	// for their number and resource requests (every CA expander but grpc),

@@ -109,7 +109,7 @@ func containsName(expanders string) bool {
 // inside each topology domain.
 //
 // Dynamic resource allocation is refused with spreadscale: the planner
-// checks most placements on one-node views of CA's snapshot, which carry
+// checks most placements on one-node snapshots, which carry
 // no DRA state (claims, allocations, other nodes' slices), so a plan could
 // place a pod whose claim CA's own simulation cannot allocate.
 func Validate(o config.AutoscalingOptions) error {

@@ -17,8 +17,8 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// viewsNode is a ready 2-CPU node in zone with the hostname label.
-func viewsNode(name, zone string) *apiv1.Node {
+// oneNodesNode is a ready 2-CPU node in zone with the hostname label.
+func oneNodesNode(name, zone string) *apiv1.Node {
 	n := BuildTestNode(name, 2000, 4<<30)
 	n.Labels[apiv1.LabelTopologyZone] = zone
 	n.Labels[apiv1.LabelHostname] = name
@@ -32,14 +32,14 @@ func withHostPort(pod *apiv1.Pod) *apiv1.Pod {
 	return pod
 }
 
-// viewsCluster is a Cluster over a fresh test snapshot holding
+// oneNodesCluster is a Cluster over a fresh test snapshot holding
 // three existing nodes — n1 with a host-port pod, n2 tainted, n3 empty —
 // and two groups, g-a (zone a) and g-b (zone b, with a host-port daemon
-// pod on its template); fw enables the node views.
-func viewsCluster(t *testing.T, fw *framework.Handle) *Cluster {
+// pod on its template); fw enables the one-node snapshots.
+func oneNodesCluster(t *testing.T, fw *framework.Handle) *Cluster {
 	t.Helper()
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
-	n1, n2, n3 := viewsNode("n1", "a"), viewsNode("n2", "a"), viewsNode("n3", "b")
+	n1, n2, n3 := oneNodesNode("n1", "a"), oneNodesNode("n2", "a"), oneNodesNode("n3", "b")
 	n2.Spec.Taints = []apiv1.Taint{{Key: "dedicated", Value: "x", Effect: apiv1.TaintEffectNoSchedule}}
 	bound := withHostPort(BuildTestPod("bound-port", 200, 1<<28))
 	bound.Spec.NodeName = "n1"
@@ -48,16 +48,16 @@ func viewsCluster(t *testing.T, fw *framework.Handle) *Cluster {
 	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(n3, nil)))
 	ds := withHostPort(BuildTestPod("ds", 100, 1<<26))
 	templates := map[string]*framework.NodeInfo{
-		"g-a": framework.NewNodeInfo(viewsNode("g-a-template", "a"), nil),
-		"g-b": framework.NewNodeInfo(viewsNode("g-b-template", "b"), nil, framework.NewPodInfo(ds, nil)),
+		"g-a": framework.NewNodeInfo(oneNodesNode("g-a-template", "a"), nil),
+		"g-b": framework.NewNodeInfo(oneNodesNode("g-b-template", "b"), nil, framework.NewPodInfo(ds, nil)),
 	}
 	snap.Fork()
 	return New(snap, templates, fw)
 }
 
-// viewsPods are pods the filters treat differently: sizes, a
+// oneNodesPods are pods the filters treat differently: sizes, a
 // host port, a toleration, a node selector and a hostname affinity.
-func viewsPods() []*apiv1.Pod {
+func oneNodesPods() []*apiv1.Pod {
 	small, big := BuildTestPod("small", 300, 1<<28), BuildTestPod("big", 1500, 1<<28)
 	port := withHostPort(BuildTestPod("port", 100, 1<<26))
 	tolerant := BuildTestPod("tolerant", 300, 1<<28)
@@ -67,7 +67,7 @@ func viewsPods() []*apiv1.Pod {
 	onN3 := BuildTestPod("on-n3", 300, 1<<28)
 	onN3.Spec.NodeSelector = map[string]string{apiv1.LabelHostname: "n3"}
 	// Pods labelled app=x: plain, repelling each other per hostname (checked
-	// on views), and per zone (checked on CA's snapshot, and so are the
+	// on one-node snapshots), and per zone (checked on CA's snapshot, and so are the
 	// plain ones once such a pod is bound).
 	x := labelled("x", 300, "x")
 	hostAnti, zoneAnti := antiAffine("host-anti", apiv1.LabelHostname), antiAffine("zone-anti", apiv1.LabelTopologyZone)
@@ -84,62 +84,62 @@ func viewsPods() []*apiv1.Pod {
 	return []*apiv1.Pod{small, big, port, tolerant, inB, onN3, x, hostAnti, zoneAnti, zoneAffine}
 }
 
-// TestNodeViewsDecideAsCASnapshot drives two clusters with the same
+// TestOneNodeSnapshotsDecideAsCASnapshot drives two clusters with the same
 // content through the same random planning steps — new nodes, checks of
 // existing, planned and new nodes, bindings of the pods that passed,
-// resets — one checking node-local pods on node views, the other on CA's
+// resets — one checking node-local pods on one-node snapshots, the other on CA's
 // snapshot, and requires the same verdict and message for every check.
-func TestNodeViewsDecideAsCASnapshot(t *testing.T) {
+func TestOneNodeSnapshotsDecideAsCASnapshot(t *testing.T) {
 	fw := framework.NewTestFrameworkHandleOrDie(t)
 	for seed := int64(1); seed <= 20; seed++ {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewSource(seed))
-			withViews, onSnapshot := viewsCluster(t, fw), viewsCluster(t, nil)
-			require.NotNil(t, withViews.views)
-			require.Nil(t, onSnapshot.views)
+			withOneNodes, onSnapshot := oneNodesCluster(t, fw), oneNodesCluster(t, nil)
+			require.NotNil(t, withOneNodes.oneNodes)
+			require.Nil(t, onSnapshot.oneNodes)
 			templates := []string{"g-a", "g-b"}
 			nodes := []string{"n1", "n2", "n3"}
 			next := map[string]int{}
 			checks, failures, viewed := 0, 0, 0
 			for step := 0; step < 120; step++ {
-				base := viewsPods()[r.Intn(len(viewsPods()))]
+				base := oneNodesPods()[r.Intn(len(oneNodesPods()))]
 				pod := base.DeepCopy()
 				pod.Name = fmt.Sprintf("%s-%d", base.Name, step)
 				pod.UID = types.UID("uid-" + pod.Name)
 				group := templates[r.Intn(len(templates))]
-				node := topology.NodeFromTemplate(withViews.templates[group].Node(), fmt.Sprintf("%s-new-%d", group, next[group]))
+				node := topology.NodeFromTemplate(withOneNodes.templates[group].Node(), fmt.Sprintf("%s-new-%d", group, next[group]))
 				switch op := r.Intn(10); {
 				case op == 0:
-					require.NoError(t, withViews.Reset())
+					require.NoError(t, withOneNodes.Reset())
 					require.NoError(t, onSnapshot.Reset())
 					nodes, next = nodes[:3], map[string]int{}
 				case op <= 2:
-					a, b := withViews.CheckNew(pod, group, node), onSnapshot.CheckNew(pod, group, node)
+					a, b := withOneNodes.CheckNew(pod, group, node), onSnapshot.CheckNew(pod, group, node)
 					requireSameVerdict(t, a, b, "CheckNew %s on a new node of %s", pod.Name, group)
 					if a == nil {
-						require.NoError(t, withViews.AddNode(group, node))
+						require.NoError(t, withOneNodes.AddNode(group, node))
 						require.NoError(t, onSnapshot.AddNode(group, node))
 						nodes, next[group] = append(nodes, node.Name), next[group]+1
-						require.NoError(t, withViews.AddPod(pod, node.Name))
+						require.NoError(t, withOneNodes.AddPod(pod, node.Name))
 						require.NoError(t, onSnapshot.AddPod(pod, node.Name))
 					}
 				default:
 					name := nodes[r.Intn(len(nodes))]
-					a, b := withViews.Check(pod, name), onSnapshot.Check(pod, name)
+					a, b := withOneNodes.Check(pod, name), onSnapshot.Check(pod, name)
 					requireSameVerdict(t, a, b, "Check %s on %s", pod.Name, name)
 					checks++
 					if a != nil {
 						failures++
 						continue
 					}
-					require.NoError(t, withViews.AddPod(pod, name))
+					require.NoError(t, withOneNodes.AddPod(pod, name))
 					require.NoError(t, onSnapshot.AddPod(pod, name))
 				}
-				viewed = max(viewed, len(withViews.views.byNode))
+				viewed = max(viewed, len(withOneNodes.oneNodes.byNode))
 			}
 			assert.Positive(t, failures, "some checks fail (%d of %d)", failures, checks)
 			assert.Less(t, failures, checks, "some checks pass")
-			assert.Positive(t, viewed, "the checks ran on node views")
+			assert.Positive(t, viewed, "the checks ran on one-node snapshots")
 		})
 	}
 }
@@ -155,15 +155,15 @@ func requireSameVerdict(t *testing.T, viewed, snapshot error, format string, arg
 	assert.Equal(t, snapshot.Error(), viewed.Error(), what)
 }
 
-// TestNodeViewsStepAsideWhereAnAntiAffinityTermReaches: a required pod
+// TestOneNodeSnapshotsStepAsideWhereAnAntiAffinityTermReaches: a required pod
 // anti-affinity term that matches a pod over a key wider than the hostname
 // makes InterPodAffinity read other nodes for it, so its checks run on
 // CA's snapshot; pods the term does not match, and pods matched only by
-// hostname terms (which read their own node), stay on views, and so do
+// hostname terms (which read their own node), stay on one-node snapshots, and so do
 // pods whose own anti-affinity is over the hostname alone.
-func TestNodeViewsStepAsideWhereAnAntiAffinityTermReaches(t *testing.T) {
+func TestOneNodeSnapshotsStepAsideWhereAnAntiAffinityTermReaches(t *testing.T) {
 	fw := framework.NewTestFrameworkHandleOrDie(t)
-	c := viewsCluster(t, fw)
+	c := oneNodesCluster(t, fw)
 	plain, x := BuildTestPod("plain", 100, 1<<20), labelled("x", 100, "x")
 	assert.True(t, c.checksLocally(plain))
 	assert.False(t, c.checksLocally(antiAffine("host-anti", apiv1.LabelHostname)), "hostname anti-affinity of its own")
@@ -187,12 +187,12 @@ func TestNodeViewsStepAsideWhereAnAntiAffinityTermReaches(t *testing.T) {
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
 	anti := antiAffine("existing-anti", apiv1.LabelTopologyZone)
 	anti.Spec.NodeName = "n1"
-	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(viewsNode("n1", "a"), nil, framework.NewPodInfo(anti, nil))))
+	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(oneNodesNode("n1", "a"), nil, framework.NewPodInfo(anti, nil))))
 	assert.False(t, New(snap, nil, fw).checksLocally(x), "an existing zone anti-affine pod")
 	assert.True(t, New(snap, nil, fw).checksLocally(plain))
 
 	twins := testsnapshot.NewTestSnapshotOrDie(t)
-	a, b := viewsNode("a", "a"), viewsNode("b", "b")
+	a, b := oneNodesNode("a", "a"), oneNodesNode("b", "b")
 	b.Labels[apiv1.LabelHostname] = "a"
 	require.NoError(t, twins.AddNodeInfo(framework.NewNodeInfo(a, nil)))
 	require.NoError(t, twins.AddNodeInfo(framework.NewNodeInfo(b, nil)))
