@@ -34,7 +34,11 @@
 //  4. Then the real kube-scheduler v1.33.1 framework with the default profile
 //     (every default Filter and Score plugin) binds the pending pods in
 //     scheduling-queue order, one pod at a time, each seeing the pods bound
-//     before it. A pod no node fits runs the PostFilter, kube-scheduler's
+//     before it. It searches feasible nodes as kube-scheduler's defaults do:
+//     the nodes in its node tree's zone-interleaved order from a start
+//     index that rotates across cycles, until the adaptive
+//     percentageOfNodesToScore of them are feasible (all nodes under 100),
+//     and scores only those. A pod no node fits runs the PostFilter, kube-scheduler's
 //     DefaultPreemption: it deletes the lower-priority pods in its way on
 //     one node, which is nominated for it, and binds there in the next pass
 //     (Result.Preemptions); the victims come back pending from their

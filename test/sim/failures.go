@@ -11,7 +11,9 @@ import apiv1 "k8s.io/api/core/v1"
 // message names no pod (FitError). Only a failure whose PostFilter could
 // find no victim is remembered (DefaultPreemption's candidate search draws
 // random numbers; the failure without victims draws none), so skipping a
-// cycle changes no later random choice.
+// cycle changes no later random choice. The failure keeps how many nodes
+// its search processed (every node it searched, none feasible), by which a
+// remembered failure moves the next search's start on, as the cycle would.
 type shapeFailures struct {
 	// changes counts the binds and deletions of the pass.
 	changes uint64
@@ -19,8 +21,9 @@ type shapeFailures struct {
 }
 
 type shapeFailure struct {
-	at      uint64
-	message string
+	at        uint64
+	message   string
+	processed int
 }
 
 func newShapeFailures() *shapeFailures {
@@ -38,17 +41,19 @@ func (s *scheduler) rememberedFailure(pod *apiv1.Pod) (string, bool) {
 	if !ok || f.at != s.pass.failures.changes {
 		return "", false
 	}
+	s.search.advance(f.processed, len(s.pass.nodes))
 	return f.message, true
 }
 
-// rememberFailure records pod's failure with message, when its cycle
-// started at change count at and changed nothing.
+// rememberFailure records pod's failure with message and the nodes its
+// search processed, when its cycle started at change count at and changed
+// nothing.
 func (s *scheduler) rememberFailure(pod *apiv1.Pod, at uint64, message string) {
 	shape, ok := s.failureShape(pod)
 	if !ok || at != s.pass.failures.changes {
 		return
 	}
-	s.pass.failures.byShape[shape] = shapeFailure{at: at, message: message}
+	s.pass.failures.byShape[shape] = shapeFailure{at: at, message: message, processed: s.processed}
 }
 
 // failureShape is pod's shape when its failure may be remembered: a shape

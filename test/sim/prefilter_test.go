@@ -29,6 +29,7 @@ func TestKeptPreFilterStatesBindAsFullPreFilter(t *testing.T) {
 		{"tainted zone counted under nodeTaintsPolicy Honor, minDomains above the zones", taintPolicyScenario},
 		{"a pod with anti-affinity binds between pods of a spread shape", antiAffinityMidPassScenario},
 		{"same labels in two namespaces, one kept to two zones by its node selector", namespacesScenario},
+		{"150 nodes searched in part, between bursts of pods that fit none of their three nodes", sampledSearchScenario},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,5 +148,40 @@ func namespacesScenario() sim.Scenario {
 		sim.WithSpread(apiv1.LabelTopologyZone, 1, web))...)
 	s.Pods = append(s.Pods, sim.Deployment("web", 25, sim.InNamespace("blog"), sim.WithLabels(web), sim.WithRequests(500, 1<<30),
 		sim.WithNodeSelector(map[string]string{"tier": "web"}), sim.WithSpread(apiv1.LabelTopologyZone, 1, web))...)
+	return s
+}
+
+// sampledSearchScenario: 50 4-CPU nodes per zone, 150 in all, so each
+// search keeps 100 feasible nodes from a rotating start; web pods spread
+// over zones, and between them bursts of five pinned pods that fit none of
+// the three nodes their node affinity names (each failing cycle searches
+// those three, and the burst's later pods repeat the first one's
+// remembered failure, which must move the start on as the cycle would).
+func sampledSearchScenario() sim.Scenario {
+	s := sim.Scenario{}
+	for _, z := range []string{"a", "b", "c"} {
+		fixedGroup(&s, "ng-"+z, z, 50, sim.WithCapacity(4000, 16<<30))
+	}
+	web := map[string]string{"app": "web"}
+	pinnedTo := func(p *apiv1.Pod) {
+		p.Spec.Affinity = &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{{
+				MatchFields: []apiv1.NodeSelectorRequirement{{
+					Key: "metadata.name", Operator: apiv1.NodeSelectorOpIn, Values: []string{"ng-a-0", "ng-b-0", "ng-c-0"},
+				}},
+			}}},
+		}}
+	}
+	created := func(p *apiv1.Pod, second int) *apiv1.Pod {
+		p.CreationTimestamp = metav1.Unix(int64(second), 0)
+		return p
+	}
+	for i, p := range sim.Deployment("web", 200, sim.WithLabels(web), sim.WithRequests(500, 1<<30),
+		sim.WithSpread(apiv1.LabelTopologyZone, 1, web)) {
+		s.Pods = append(s.Pods, created(p, 100*i))
+	}
+	for j, p := range sim.Deployment("pinned", 100, sim.WithRequests(8000, 1<<30), pinnedTo) {
+		s.Pods = append(s.Pods, created(p, 100*(j/5)+50+j%5))
+	}
 	return s
 }

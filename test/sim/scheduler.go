@@ -23,11 +23,17 @@ import (
 )
 
 // scheduler places pods one at a time with kube-scheduler's framework and
-// its default profile: every default PreFilter, Filter, PreScore and Score
-// plugin with the default weights, over all nodes (no
-// percentageOfNodesToScore sampling), picking the node with the highest
-// total score. kube-scheduler breaks ties among top-scored nodes at random;
-// here the tie is broken by a source seeded from Config.Seed over the tied
+// its default configuration: every default PreFilter, Filter, PreScore and
+// Score plugin with the default weights, and its search of feasible nodes
+// (nodeSearch): the nodes in the order of its cache's node tree (zones
+// interleaved, nodeRegistry), from a start index carried across the
+// cycles, until the adaptive percentageOfNodesToScore of them are found
+// feasible (at least 100; all nodes of a smaller cluster). It binds a pod
+// to its nominated node when that node fits, to the only feasible node
+// without scoring, and otherwise to the feasible node with the highest
+// total score. kube-scheduler filters in parallel and breaks ties among
+// top-scored nodes at random; here Filter runs on one worker (filter) and
+// the tie is broken by a source seeded from Config.Seed over the tied
 // nodes sorted by name.
 //
 // Like kube-scheduler, it keeps the cluster in the scheduler's own cache
@@ -57,12 +63,19 @@ type scheduler struct {
 	// alwaysDryRun makes postFilter run DefaultPreemption's dry run even
 	// where it cannot find a victim (tests compare both).
 	alwaysDryRun bool
+	// search is the search of feasible nodes across cycles.
+	search nodeSearch
+	// registry orders the nodes as kube-scheduler's cache does.
+	registry *nodeRegistry
+	// processed is the number of nodes the last cycle's search processed
+	// (0 when it searched none).
+	processed int
 }
 
 // schedulingPass is one pass of scheduling cycles over a fixed set of
-// nodes: the scheduler cache holding them and the bound pods, and the
-// nodes sorted by name, and the PreFilter states kept for the pass's pod
-// shapes.
+// nodes: the scheduler cache holding them and the bound pods, the nodes
+// sorted by name, the PreFilter states kept for the pass's pod shapes and
+// the failures remembered for them.
 type schedulingPass struct {
 	cache      schedcache.Cache
 	nodes      []*apiv1.Node
@@ -153,7 +166,31 @@ func newScheduler(ctx context.Context, rng *rand.Rand, vols *volumes) (*schedule
 		cancel()
 		return nil, err
 	}
-	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel, preemption: pre}, nil
+	search, err := defaultNodeSearch(fwk)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel, preemption: pre, search: search,
+		registry: newNodeRegistry(ctx)}, nil
+}
+
+// defaultNodeSearch is the search of feasible nodes of kube-scheduler's
+// default configuration for fwk: the profile's percentageOfNodesToScore,
+// or else the configuration's (both unset by default: 0, adaptive).
+func defaultNodeSearch(fwk schedframework.Framework) (nodeSearch, error) {
+	cfg, err := schedconfiglatest.Default()
+	if err != nil {
+		return nodeSearch{}, fmt.Errorf("sim: default scheduler configuration: %w", err)
+	}
+	search := nodeSearch{scoring: fwk.HasScorePlugins()}
+	switch {
+	case fwk.PercentageOfNodesToScore() != nil:
+		search.percentage = *fwk.PercentageOfNodesToScore()
+	case cfg.PercentageOfNodesToScore != nil:
+		search.percentage = *cfg.PercentageOfNodesToScore
+	}
+	return search, nil
 }
 
 // close stops the framework's and the cache's background goroutines.
@@ -163,13 +200,18 @@ func (s *scheduler) close() {
 }
 
 // beginPass starts a pass over nodes (sorted by name) and the pods bound
-// to them: a new scheduler cache holding them and a new snapshot.
+// to them: a new scheduler cache holding them, its node tree in the order
+// of the scheduler's node registry, and a new snapshot.
 func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []*apiv1.Pod) error {
 	s.endPass()
-	ctx, cancel := context.WithCancel(ctx)
 	logger := klog.FromContext(ctx)
+	ordered, err := s.registry.sync(logger, nodes)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	cache := schedcache.New(ctx, 0)
-	for _, n := range nodes {
+	for _, n := range ordered {
 		cache.AddNode(logger, n)
 	}
 	for _, p := range bound {
@@ -223,14 +265,17 @@ func cacheable(pod *apiv1.Pod) *apiv1.Pod {
 // schedule returns the node kube-scheduler would bind pod to in the
 // current pass, or "" and the scheduler's failure message: a scheduling
 // cycle (cycle), or the failure of the pod's shape remembered while
-// nothing changed (shapeFailures).
+// nothing changed (shapeFailures), which moves the start of the next
+// search on as that cycle would. A pod that came with a nominated node
+// leaves no failure to remember (its search also tried that node).
 func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, string, error) {
 	if msg, ok := s.rememberedFailure(pod); ok {
 		return "", msg, nil
 	}
 	at := s.pass.failures.changes
+	nominated := pod.Status.NominatedNodeName != ""
 	node, msg, err := s.cycle(ctx, pod)
-	if err == nil && node == "" && pod.Status.NominatedNodeName == "" {
+	if err == nil && node == "" && !nominated && pod.Status.NominatedNodeName == "" {
 		s.rememberFailure(pod, at, msg)
 	}
 	return node, msg, err
@@ -241,8 +286,12 @@ func (s *scheduler) schedule(ctx context.Context, pod *apiv1.Pod) (string, strin
 // ("0/N nodes are available: ..."). A pod with a nominated node that fits
 // binds there; a pod no node fits runs the PostFilter plugins
 // (postFilter), whose DefaultPreemption may delete lower-priority pods and
-// nominate a node for it.
+// nominate a node for it. Each search of feasible nodes moves the start of
+// the next one on (nodeSearch.advance), also when the nominated node was
+// tried first and failed; a fitting nominated node and a PreFilter
+// rejection search none.
 func (s *scheduler) cycle(ctx context.Context, pod *apiv1.Pod) (string, string, error) {
+	s.processed = 0
 	if err := s.pass.cache.UpdateSnapshot(klog.FromContext(ctx), s.lister.snap); err != nil {
 		return "", "", fmt.Errorf("sim: scheduler snapshot: %w", err)
 	}
@@ -278,20 +327,18 @@ func (s *scheduler) cycle(ctx context.Context, pod *apiv1.Pod) (string, string, 
 	if name, err := s.nominatedNode(ctx, state, pod, &diagnosis); name != "" || err != nil {
 		return name, "", err
 	}
-
-	candidates := nodes
+	all, err := s.lister.snap.NodeInfos().List()
+	if err != nil {
+		return "", "", err
+	}
+	candidates := searchNodes(all, pre)
 	if !pre.AllNodes() {
-		candidates = nil
-		for _, n := range nodes {
-			if pre.NodeNames.Has(n.Name) {
-				candidates = append(candidates, n)
-			}
-		}
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(schedframework.NewStatus(schedframework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejecting))))
 	}
-
 	feasible, err := s.filter(ctx, state, pod, candidates, &diagnosis)
+	s.processed = len(feasible) + diagnosis.NodeToStatus.Len()
+	s.search.advance(s.processed, len(all))
 	if err != nil {
 		return "", "", err
 	}
@@ -301,13 +348,20 @@ func (s *scheduler) cycle(ctx context.Context, pod *apiv1.Pod) (string, string, 
 	case 1:
 		return feasible[0].Node().Name, "", nil
 	}
+	node, err := s.selectHost(ctx, state, pod, feasible)
+	return node, "", err
+}
 
+// selectHost runs the PreScore and Score plugins over the feasible nodes
+// and returns the one with the highest total score; a tie is broken by
+// the scheduler's random source over the tied nodes sorted by name.
+func (s *scheduler) selectHost(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, feasible []*schedframework.NodeInfo) (string, error) {
 	if st := s.fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
-		return "", "", fmt.Errorf("sim: prescore pod %s: %w", podKey(pod), st.AsError())
+		return "", fmt.Errorf("sim: prescore pod %s: %w", podKey(pod), st.AsError())
 	}
 	scores, st := s.fwk.RunScorePlugins(ctx, state, pod, feasible)
 	if !st.IsSuccess() {
-		return "", "", fmt.Errorf("sim: score pod %s: %w", podKey(pod), st.AsError())
+		return "", fmt.Errorf("sim: score pod %s: %w", podKey(pod), st.AsError())
 	}
 	var best []string
 	var bestScore int64
@@ -321,39 +375,7 @@ func (s *scheduler) cycle(ctx context.Context, pod *apiv1.Pod) (string, string, 
 	}
 	slices.Sort(best)
 	if len(best) == 1 {
-		return best[0], "", nil
+		return best[0], nil
 	}
-	return best[s.rng.IntN(len(best))], "", nil
-}
-
-// filter runs the Filter plugins for pod on every candidate node, in
-// order, counting the pods nominated for a node with at least pod's
-// priority as placed there (RunFilterPluginsWithNominatedPods, which runs
-// the plugins once, as RunFilterPlugins, while no pod is nominated), and
-// returns the feasible ones; each rejection is recorded in diagnosis, as
-// kube-scheduler's findNodesThatPassFilters does.
-func (s *scheduler) filter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, candidates []*apiv1.Node,
-	diagnosis *schedframework.Diagnosis) ([]*schedframework.NodeInfo, error) {
-	var feasible []*schedframework.NodeInfo
-	runFilters := s.fwk.RunFilterPluginsWithNominatedPods
-	if s.preemption.nominator.empty() {
-		runFilters = s.fwk.RunFilterPlugins
-	}
-	for _, n := range candidates {
-		ni, err := s.lister.snap.Get(n.Name)
-		if err != nil {
-			return nil, fmt.Errorf("sim: scheduler snapshot lost node %s: %w", n.Name, err)
-		}
-		st := runFilters(ctx, state, pod, ni)
-		if st.IsSuccess() {
-			feasible = append(feasible, ni)
-			continue
-		}
-		if !st.IsRejected() {
-			return nil, fmt.Errorf("sim: scheduling pod %s on node %s: %w", podKey(pod), n.Name, st.AsError())
-		}
-		diagnosis.NodeToStatus.Set(n.Name, st)
-		diagnosis.AddPluginStatus(st)
-	}
-	return feasible, nil
+	return best[s.rng.IntN(len(best))], nil
 }
