@@ -26,16 +26,17 @@ import (
 func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates []*topology.Group, share []*apiv1.Pod) []string {
 	var options []caexpander.Option
 	var rest []string
+	type optionKey struct{ class, nodes, pods int }
 	members := map[string][]string{} // by representative id
-	repOf := map[string]string{}     // by option key
+	repOf := map[optionKey]string{}
 	for _, g := range candidates {
 		o, ok := r.option(class, exemplar, g, share)
 		if !ok {
 			rest = append(rest, g.Name)
 			continue
 		}
-		if oc := r.optionClasses[g.Name]; oc != "" {
-			key := oc + "\x00" + strconv.Itoa(o.NodeCount) + "\x00" + strconv.Itoa(len(o.Pods))
+		if oc := r.optionClasses[g.Name]; oc > 0 {
+			key := optionKey{oc, o.NodeCount, len(o.Pods)}
 			if rep, ok := repOf[key]; ok {
 				members[rep] = append(members[rep], g.Name)
 				continue
@@ -74,17 +75,24 @@ func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates 
 
 // optionClasses returns each group's templateClass and, while
 // in.ChooserByTemplate holds, its option class: the template class and,
-// when the Chooser reads prices, the price of its template node. A group
-// whose template cannot be encoded, or whose price is unknown, gets no
-// option class ("": an option of its own).
-func optionClasses(groups []*topology.Group, templates map[string]*framework.NodeInfo, in LoopInputs) (map[string]string, map[string]string) {
-	tcs := make(map[string]string, len(groups))
-	ocs := make(map[string]string, len(groups))
+// when the Chooser reads prices, the price of its template node; both
+// numbered from 1. A group whose template cannot be encoded, or whose
+// price is unknown, gets none (0: an option of its own).
+func optionClasses(groups []*topology.Group, templates map[string]*framework.NodeInfo, in LoopInputs) (map[string]int, map[string]int) {
+	tcs := make(map[string]int, len(groups))
+	ids, ocIDs := map[string]int{}, map[string]int{}
+	ocs := make(map[string]int, len(groups))
 	for _, g := range groups {
 		t := templates[g.Name]
 		tc := templateClass(t)
-		tcs[g.Name] = tc
-		if !in.ChooserByTemplate || tc == "" {
+		if tc == "" {
+			continue
+		}
+		if _, ok := ids[tc]; !ok {
+			ids[tc] = len(ids) + 1
+		}
+		tcs[g.Name] = ids[tc]
+		if !in.ChooserByTemplate {
 			continue
 		}
 		oc := tc
@@ -95,7 +103,10 @@ func optionClasses(groups []*topology.Group, templates map[string]*framework.Nod
 			}
 			oc += "\x00" + strconv.FormatFloat(p, 'g', -1, 64)
 		}
-		ocs[g.Name] = oc
+		if _, ok := ocIDs[oc]; !ok {
+			ocIDs[oc] = len(ocIDs) + 1
+		}
+		ocs[g.Name] = ocIDs[oc]
 	}
 	return tcs, ocs
 }

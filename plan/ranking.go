@@ -62,11 +62,13 @@ type ranking struct {
 	orders [][]string
 	ranks  map[string]map[string]int
 
-	// templateClasses are the groups' templateClass; optionClasses, set
-	// while LoopInputs.ChooserByTemplate holds, their class and price:
-	// groups of one domain with the same option class are one option
-	// for the Chooser (see order). "" is a class of its own.
-	templateClasses, optionClasses map[string]string
+	// templateClasses number the groups' templateClass (from 1; 0: a
+	// class of its own); optionClasses, set while
+	// LoopInputs.ChooserByTemplate holds, are their class and price:
+	// groups of one domain with the same option class are one option for
+	// the Chooser (see order), numbered from 1 (0: a class of its own).
+	templateClasses map[string]int
+	optionClasses   map[string]int
 }
 
 type perNodeKey struct {
@@ -83,10 +85,11 @@ type shapeOrderKey struct {
 }
 
 // shapeProbeKey identifies a podsPerNode probe: the pod's shape and the
-// group.
+// group, or the group's template class (then group is empty).
 type shapeProbeKey struct {
-	shape podShape
-	group string
+	shape         podShape
+	group         string
+	templateClass int
 }
 
 // shapeProbe is a probe's outcome: per pods fit on a node of the group,
@@ -279,9 +282,9 @@ func (r *ranking) probe(class planner.ClassKey, exemplar *apiv1.Pod, g *topology
 		limit = min(limit, shape.hostCap)
 	}
 	key := shapeProbeKey{shape: shape, group: g.Name}
-	if tc := r.templateClasses[g.Name]; tc != "" && !namesNodes(exemplar) {
+	if tc := r.templateClasses[g.Name]; tc > 0 && !shape.namesNodes {
 		// Groups of one template class hold the same number of copies.
-		key.group = "\x00" + tc
+		key.group, key.templateClass = "", tc
 	}
 	if p, ok := r.shapeProbes[key]; ok && (p.per < p.limit || limit <= p.limit) {
 		return min(limit, p.per)

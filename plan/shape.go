@@ -26,6 +26,9 @@ type podShape struct {
 	spec      string
 	labels    string
 	hostCap   int
+	// namesNodes: the pod's node affinity reads node names, which tells
+	// the groups of one template class apart (see templateClass).
+	namesNodes bool
 }
 
 // shapeOf returns pod's shape and whether it has one (while byShape).
@@ -37,7 +40,7 @@ func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 	if !ok {
 		return podShape{}, false
 	}
-	shape := podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults)}
+	shape := podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults), namesNodes: namesNodes(pod)}
 	if planner.HasRequiredPodAffinity(pod) || planner.HasRequiredPodAntiAffinity(pod) || r.cluster.AntiAffinityReaches(pod) {
 		shape.labels = labels.Set(pod.Labels).String()
 	}

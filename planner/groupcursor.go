@@ -28,32 +28,44 @@ func (p *planner) groupsByDomain(c *class) [][]*groupState {
 	if cm.groupDomains != nil && cm.groupDomains.costsAt == p.memo.costs {
 		return cm.groupDomains.domains
 	}
-	keys := topology.DomainKeys(c.spread)
-	byValues := map[string]int{}
-	var domains [][]*groupState
+	rank := make([]int, len(p.groups))
 	for _, g := range p.groups {
+		rank[g.rank] = c.groupRank(g)
+	}
+	partition := p.memo.groupPartition(topology.DomainKeys(c.spread), p.groups)
+	domains := make([][]*groupState, len(partition))
+	for i, d := range partition {
+		domains[i] = slices.Clone(d)
+		slices.SortStableFunc(domains[i], func(a, b *groupState) int {
+			if ca, cb := newNodeCost(a), newNodeCost(b); ca != cb {
+				return ca - cb
+			}
+			return rank[a.rank] - rank[b.rank]
+		})
+	}
+	cm.groupDomains = &groupDomains{domains: domains, costsAt: p.memo.costs}
+	return domains
+}
+
+// partitionGroups returns groups by their templates' values of keys, in
+// order of first appearance; groups lacking a key are in none.
+func partitionGroups(keys []string, groups []*groupState) [][]*groupState {
+	byValues := map[string]int{}
+	var out [][]*groupState
+	for _, g := range groups {
 		v, ok := topology.ComboKey(g.Template.Labels, keys)
 		if !ok {
 			continue
 		}
 		i, seen := byValues[v]
 		if !seen {
-			i = len(domains)
+			i = len(out)
 			byValues[v] = i
-			domains = append(domains, nil)
+			out = append(out, nil)
 		}
-		domains[i] = append(domains[i], g)
+		out[i] = append(out[i], g)
 	}
-	for _, d := range domains {
-		slices.SortStableFunc(d, func(a, b *groupState) int {
-			if ca, cb := newNodeCost(a), newNodeCost(b); ca != cb {
-				return ca - cb
-			}
-			return c.groupRank(a) - c.groupRank(b)
-		})
-	}
-	cm.groupDomains = &groupDomains{domains: domains, costsAt: p.memo.costs}
-	return domains
+	return out
 }
 
 // newNodeCost is the number of nodes g's next node adds: all Max nodes of

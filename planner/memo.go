@@ -34,6 +34,9 @@ type planMemo struct {
 	// domains holds the planned nodes by domain, per domain keys and
 	// request (see candidateStream).
 	domains map[domainsKey]*plannedDomains
+	// partitions are the groups by domain, per domain keys (see
+	// partitionGroups): templates do not change while a pass plans.
+	partitions map[string][][]*groupState
 	// candidates is reused by fixedCandidates for every pod.
 	candidates []candidate
 	// lastRequests are the requests of the pod being placed.
@@ -187,6 +190,21 @@ func (m *planMemo) plannedByDomain(keys []string, req requests, planned []*plann
 		b.compact()
 	}
 	return pd
+}
+
+// groupPartition returns partitionGroups(keys, groups), computed once per
+// set of keys.
+func (m *planMemo) groupPartition(keys []string, groups []*groupState) [][]*groupState {
+	k := strings.Join(keys, "\x00")
+	if m.partitions == nil {
+		m.partitions = map[string][][]*groupState{}
+	}
+	out, ok := m.partitions[k]
+	if !ok {
+		out = partitionGroups(keys, groups)
+		m.partitions[k] = out
+	}
+	return out
 }
 
 // skipFor returns c's valid skip position in b.
