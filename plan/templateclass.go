@@ -2,6 +2,7 @@ package plan
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"hash"
 
@@ -59,9 +60,7 @@ func writeMarshaled(h hash.Hash, marshal func() ([]byte, error)) bool {
 		return false
 	}
 	var n [8]byte
-	for i, l := 0, len(b); i < 8; i, l = i+1, l>>8 {
-		n[i] = byte(l)
-	}
+	binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
 	h.Write(n[:])
 	h.Write(b)
 	return true
