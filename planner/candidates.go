@@ -76,8 +76,10 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	s := &candidateStream{p: p, c: c, req: req, fixed: p.existingCandidates(c, req, nil, false)}
 	p.memo.releaseCandidates(s.fixed)
 	slices.SortStableFunc(s.fixed, compareCandidates)
-	for _, groups := range p.groupsByDomain(c) {
-		s.groups = append(s.groups, groupCursor{groups: groups})
+	domains := p.groupsByDomain(c)
+	s.groups = make([]groupCursor, len(domains))
+	for i, groups := range domains {
+		s.groups[i].groups = groups
 	}
 	if len(p.planned) > 0 {
 		for _, b := range p.memo.plannedByDomain(topology.DomainKeys(c.spread), req, p.planned).buckets {
