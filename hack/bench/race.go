@@ -285,9 +285,9 @@ func writeRaceReading(w io.Writer) {
 	fmt.Fprintf(w, "anti-affine fifths read the whole cluster (one InterPodAffinity PreFilter per pod and\n")
 	fmt.Fprintf(w, "change, shared between its checks); the pods the capped plan leaves are explained group by\n")
 	fmt.Fprintf(w, "group. The chooser's orders run the expander chain per pod shape and domain over every\n")
-	fmt.Fprintf(w, "group, and the planner sorts a pod's candidate groups by the chooser's rank: at 2,000 groups\n")
-	fmt.Fprintf(w, "both grow with the groups (CA's price expander over every option of an order; the rank\n")
-	fmt.Fprintf(w, "lookups of fixedCandidates), and they are most of the decision beyond the placements' checks.\n")
+	fmt.Fprintf(w, "option (groups that differ only by name are one option; the race's groups all differ) and\n")
+	fmt.Fprintf(w, "probe each group once per pod shape: at 2,000 groups they grow with the groups and are most\n")
+	fmt.Fprintf(w, "of the decision beyond the placements' checks.\n")
 }
 
 // writeStockNote says what stock CA did on the race inputs: one sample
