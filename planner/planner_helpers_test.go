@@ -353,3 +353,19 @@ func runPlanCases(t *testing.T, sched *filterScheduler, cases []*planCase) {
 		})
 	}
 }
+
+// twoZonesOfTwoWebPods is node a-1 in zone a and b-1 in zone b, each
+// running two 2-CPU replicas of web.
+func twoZonesOfTwoWebPods() ([]*v1.Node, []*v1.Pod) {
+	nodes := []*v1.Node{
+		spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(),
+		spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj(),
+	}
+	var pods []*v1.Pod
+	for _, n := range nodes {
+		for i := 0; i < 2; i++ {
+			pods = append(pods, replica(fmt.Sprintf("web-%s-%d", n.Name, i), "web").MilliCPU(2000).Node(n.Name).Phase(v1.PodRunning).Obj())
+		}
+	}
+	return nodes, pods
+}

@@ -1,7 +1,6 @@
 package planner_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,13 +82,7 @@ func TestPlannerUnplacedReasons(t *testing.T) {
 		func() *planCase {
 			// Same, but no group can realize a third zone: minDomains
 			// cannot be reached.
-			nodes := []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(), spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj()}
-			var pods []*v1.Pod
-			for _, n := range nodes {
-				for i := 0; i < 2; i++ {
-					pods = append(pods, replica(fmt.Sprintf("web-%s-%d", n.Name, i), "web").MilliCPU(2000).Node(n.Name).Phase(v1.PodRunning).Obj())
-				}
-			}
+			nodes, pods := twoZonesOfTwoWebPods()
 			con := spreadtest.Hard(keyZone, 2, "web")
 			con.MinDomains = ptr.To[int32](3)
 			return &planCase{

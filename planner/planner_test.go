@@ -111,13 +111,7 @@ func TestPlanner(t *testing.T) {
 			// a=2, b=2 with minDomains 3 and 2 domains: the global
 			// minimum is 0, so neither a nor b takes a pod (maxSkew 2).
 			// Opening zone c makes 3 domains.
-			nodes := []*v1.Node{spreadtest.MakeNode().Name("a-1").Zone(zoneA).Capacity(nodeResources(nodeCPU)).Obj(), spreadtest.MakeNode().Name("b-1").Zone(zoneB).Capacity(nodeResources(nodeCPU)).Obj()}
-			var pods []*v1.Pod
-			for _, n := range nodes {
-				for i := 0; i < 2; i++ {
-					pods = append(pods, replica(fmt.Sprintf("web-%s-%d", n.Name, i), "web").MilliCPU(2000).Node(n.Name).Phase(v1.PodRunning).Obj())
-				}
-			}
+			nodes, pods := twoZonesOfTwoWebPods()
 			con := spreadtest.Hard(keyZone, 2, "web")
 			con.MinDomains = ptr.To[int32](3)
 			return &planCase{
