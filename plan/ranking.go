@@ -170,11 +170,10 @@ func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 }
 
 // choose orders, with the Chooser, the groups of every domain in which the
-// first plan opened nodes for a class, and reports whether any domain had a
-// choice to make (then the plan is computed again with these positions).
-func (r *ranking) choose(first *planner.Plan) bool {
+// draft plan opened nodes for a class and which has two or more groups.
+func (r *ranking) choose(draft *planner.Plan) {
 	nodeLabels := map[string]map[string]string{}
-	for _, pn := range first.Nodes {
+	for _, pn := range draft.Nodes {
 		nodeLabels[pn.Name] = pn.Node.Labels
 	}
 	type share struct {
@@ -184,7 +183,7 @@ func (r *ranking) choose(first *planner.Plan) bool {
 	}
 	shares := map[planner.ClassKey]*share{}
 	var classes []planner.ClassKey
-	for _, pl := range first.Placements {
+	for _, pl := range draft.Placements {
 		if !pl.NewNode {
 			continue
 		}
@@ -198,7 +197,6 @@ func (r *ranking) choose(first *planner.Plan) bool {
 		d, _ := domainOf(nodeLabels[pl.Node], sh.keys)
 		sh.pods[d] = append(sh.pods[d], pl.Pod)
 	}
-	chose := false
 	r.byShape = r.chooserShapes && len(classes) > 1
 	for _, class := range classes {
 		sh := shares[class]
@@ -219,7 +217,6 @@ func (r *ranking) choose(first *planner.Plan) bool {
 			if len(candidates) < 2 {
 				continue
 			}
-			chose = true
 			if r.position[class] == nil {
 				r.position[class] = map[string]int{}
 			}
@@ -243,7 +240,6 @@ func (r *ranking) choose(first *planner.Plan) bool {
 			r.positionKey[class] += strconv.Itoa(order) + ","
 		}
 	}
-	return chose
 }
 
 // option is the expansion option CA would build for group g and the share:

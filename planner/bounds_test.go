@@ -21,15 +21,18 @@ import (
 // per node, the big pod on a fifth). With re-planning bounded to one
 // round, the placements that cannot hold are taken out instead: fewer
 // pods placed, each with a reason naming the bound, counted by cause, and
-// what is left still binds in the real scheduler.
+// what is left still binds in the real scheduler. A draft is the first
+// round as it is: every pod placed, the final view unchecked.
 func TestReplanningAtItsBound(t *testing.T) {
 	sched := newFilterScheduler(t)
 	tests := []struct {
 		name       string
 		maxRounds  int
+		draft      bool
 		wantPlaced int
 		wantCause  planner.DegradeCause
 	}{
+		{name: "draft: the first round, unchecked", maxRounds: 8, draft: true, wantPlaced: 5},
 		{name: "unbounded enough: the fixpoint holds", maxRounds: 8, wantPlaced: 5},
 		{name: "one round: taken out", maxRounds: 1, wantPlaced: 2, wantCause: planner.DegradedReplanRounds},
 	}
@@ -41,10 +44,16 @@ func TestReplanningAtItsBound(t *testing.T) {
 			groups := []*topology.Group{cpuGroup("g", zoneA, 4, 0, 10)}
 			u, err := topology.NewUniverse(nil, nil, groups, map[string]string{})
 			require.NoError(t, err)
-			plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending,
+			plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Draft: tc.draft,
 				Cluster: newRealCluster(t, sched, nil, nil, map[string]string{})})
 			require.NoError(t, err)
 			assert.Len(t, plan.Placements, tc.wantPlaced, describePlan(plan))
+			if tc.draft {
+				assert.Equal(t, map[string]int{"g": 2}, plan.NewNodes, describePlan(plan))
+				assert.Empty(t, plan.Degraded)
+				assert.NotEmpty(t, scheduleFinal(t, sched, nil, nil, plan), "the draft's stacked replicas fail once both nodes register")
+				return
+			}
 			assert.Empty(t, scheduleFinal(t, sched, nil, nil, plan), describePlan(plan))
 			if tc.wantCause == "" {
 				assert.Empty(t, plan.Degraded)

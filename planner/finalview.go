@@ -35,27 +35,86 @@ type violation struct {
 // finalViolations returns the placements that do not hold in the final
 // view, in placement order.
 func (p *planner) finalViolations() []violation {
-	nodeOf := p.finalNodes()
-	groups := map[*topology.Counts][]int{}
-	var order []*topology.Counts
-	classes := make([]*class, len(p.plan.Placements))
-	for k, pl := range p.plan.Placements {
+	return p.newFinalCheck().violations()
+}
+
+// finalCheck is the final view's verdict on the plan's placements, spread
+// by spread (one Counts per spread signature). Taking a placement out can
+// change the verdict only of the spreads that count its pod (its own
+// spread, and the spreads whose selector it may count for), or of every
+// spread when it leaves its planned node without a pod, whose domains then
+// leave the view: recheck recomputes just those.
+type finalCheck struct {
+	p       *planner
+	nodeOf  map[string]*topology.Node
+	spreads []*topology.Counts
+	failing map[*topology.Counts]map[*v1.Pod]*topology.Rejection
+}
+
+// newFinalCheck checks every placement of the plan in the final view.
+func (p *planner) newFinalCheck() *finalCheck {
+	fc := &finalCheck{p: p, nodeOf: p.finalNodes(), failing: map[*topology.Counts]map[*v1.Pod]*topology.Rejection{}}
+	seen := map[*topology.Counts]bool{}
+	for _, pl := range p.plan.Placements {
 		c := p.classOf(pl.Pod)
-		classes[k] = c
-		if c.spread == nil || !c.spread.HasHard() {
+		if c.spread == nil || !c.spread.HasHard() || seen[c.counts] {
 			continue
 		}
-		if _, ok := groups[c.counts]; !ok {
-			order = append(order, c.counts)
+		seen[c.counts] = true
+		fc.spreads = append(fc.spreads, c.counts)
+	}
+	fc.recheck(fc.spreads)
+	return fc
+}
+
+// recheck recomputes the verdict of the spreads given.
+func (fc *finalCheck) recheck(spreads []*topology.Counts) {
+	if len(spreads) == 0 {
+		return
+	}
+	p := fc.p
+	classes := make([]*class, len(p.plan.Placements))
+	own := map[*topology.Counts][]int{}
+	for k, pl := range p.plan.Placements {
+		classes[k] = p.classOf(pl.Pod)
+		own[classes[k].counts] = append(own[classes[k].counts], k)
+	}
+	for _, cnt := range spreads {
+		failing := map[*v1.Pod]*topology.Rejection{}
+		for _, v := range p.violationsOf(cnt.Spread(), own[cnt], classes, fc.nodeOf) {
+			failing[p.plan.Placements[v.at].Pod] = v.rej
 		}
-		groups[c.counts] = append(groups[c.counts], k)
+		fc.failing[cnt] = failing
 	}
+}
+
+// violations returns the placements that do not hold, in placement order.
+func (fc *finalCheck) violations() []violation {
 	var out []violation
-	for _, cnt := range order {
-		out = append(out, p.violationsOf(cnt.Spread(), groups[cnt], classes, nodeOf)...)
+	for k, pl := range fc.p.plan.Placements {
+		c := fc.p.classOf(pl.Pod)
+		if rej, ok := fc.failing[c.counts][pl.Pod]; ok {
+			out = append(out, violation{at: k, rej: rej})
+		}
 	}
-	slices.SortFunc(out, func(a, b violation) int { return a.at - b.at })
 	return out
+}
+
+// takenOut rechecks the spreads that taking out pod can change; emptied
+// says its planned node was left without a pod.
+func (fc *finalCheck) takenOut(pod *v1.Pod, emptied bool) {
+	if emptied {
+		fc.recheck(fc.spreads)
+		return
+	}
+	own := fc.p.classOf(pod).counts
+	var dirty []*topology.Counts
+	for _, cnt := range fc.spreads {
+		if cnt == own || cnt.MayCount(pod) {
+			dirty = append(dirty, cnt)
+		}
+	}
+	fc.recheck(dirty)
 }
 
 // violationsOf checks the placements own (indexes, ascending) of the pods
@@ -116,27 +175,38 @@ func (p *planner) finalNodes() map[string]*topology.Node {
 // why, and drops the planned nodes left without a pod. cause names the
 // bound that stopped re-planning (empty: re-planning reached a fixpoint).
 func (p *planner) takeOut(cause DegradeCause) {
-	for {
-		bad := p.finalViolations()
-		if len(bad) == 0 {
-			break
-		}
-		v := bad[len(bad)-1]
-		pl := p.plan.Placements[v.at]
-		p.plan.Placements = slices.Delete(p.plan.Placements, v.at, v.at+1)
-		for _, pn := range p.planned {
-			if pn.Name == pl.Node {
-				pn.Pods = slices.DeleteFunc(pn.Pods, func(x *v1.Pod) bool { return x == pl.Pod })
-				pn.topo.Pods = slices.DeleteFunc(pn.topo.Pods, func(x *v1.Pod) bool { return x == pl.Pod })
-			}
-		}
-		if cause == "" {
-			cause = DegradedFinalView
-		}
-		p.unplaced(pl.Pod, &Reason{Kind: ReasonSkew, Constraint: v.rej.Constraint, TopologyKey: v.rej.TopologyKey,
-			Domain: v.rej.Domain, Degraded: cause,
-			Message: fmt.Sprintf("the planned placement on %s would not hold once every planned node registers: %s (%s)",
-				pl.Node, v.rej.Error(), cause.describe())})
+	if cause == "" {
+		cause = DegradedFinalView
+	}
+	fc := p.newFinalCheck()
+	for p.takeOutLatest(fc, cause) {
 	}
 	p.dropEmpty()
+}
+
+// takeOutLatest removes the latest placement that does not hold in the
+// final view, reports its pod pending with why and updates fc; false when
+// every placement holds.
+func (p *planner) takeOutLatest(fc *finalCheck, cause DegradeCause) bool {
+	bad := fc.violations()
+	if len(bad) == 0 {
+		return false
+	}
+	v := bad[len(bad)-1]
+	pl := p.plan.Placements[v.at]
+	p.plan.Placements = slices.Delete(p.plan.Placements, v.at, v.at+1)
+	emptied := false
+	for _, pn := range p.planned {
+		if pn.Name == pl.Node {
+			pn.Pods = slices.DeleteFunc(pn.Pods, func(x *v1.Pod) bool { return x == pl.Pod })
+			pn.topo.Pods = slices.DeleteFunc(pn.topo.Pods, func(x *v1.Pod) bool { return x == pl.Pod })
+			emptied = len(pn.Pods) == 0
+		}
+	}
+	fc.takenOut(pl.Pod, emptied)
+	p.unplaced(pl.Pod, &Reason{Kind: ReasonSkew, Constraint: v.rej.Constraint, TopologyKey: v.rej.TopologyKey,
+		Domain: v.rej.Domain, Degraded: cause,
+		Message: fmt.Sprintf("the planned placement on %s would not hold once every planned node registers: %s (%s)",
+			pl.Node, v.rej.Error(), cause.describe())})
+	return true
 }

@@ -102,6 +102,9 @@ func PlanScaleUp(req Request) (*Plan, error) {
 		if err := p.run(pods, preopen); err != nil {
 			return nil, err
 		}
+		if req.Draft {
+			return p.plan, nil
+		}
 		violations := totalExcess(p.finalViolations())
 		if violations == 0 {
 			return p.plan, nil
