@@ -46,6 +46,9 @@ type Cluster struct {
 	anti, initialAnti antiTerms
 	// probes are the probe nodes of the groups (see probeNode).
 	probes map[string]*framework.NodeInfo
+	// newNodes are the new nodes CheckNew checks pods on, by name (see
+	// newNodeToCheck).
+	newNodes map[string]*framework.NodeInfo
 	// pre checks the pods that are not checked on one-node snapshots on snap, sharing
 	// PreFilter outcomes; alone checks the pods whose PreFilter outcome is
 	// the same on every node (see alone). Both nil without CA's framework
@@ -134,6 +137,24 @@ func (c *Cluster) nodeInfo(group string, node *apiv1.Node) (*framework.NodeInfo,
 	return simulator.SanitizedNodeInfo(t, suffix)
 }
 
+// newNodeToCheck is nodeInfo(group, node) for CheckNew's checks on an
+// empty new node, which only read it: built once per node name, since a
+// group's template does not change while the Cluster lives.
+func (c *Cluster) newNodeToCheck(group string, node *apiv1.Node) (*framework.NodeInfo, error) {
+	if ni, ok := c.newNodes[node.Name]; ok {
+		return ni, nil
+	}
+	ni, err := c.nodeInfo(group, node)
+	if err != nil {
+		return nil, err
+	}
+	if c.newNodes == nil {
+		c.newNodes = map[string]*framework.NodeInfo{}
+	}
+	c.newNodes[node.Name] = ni
+	return ni, nil
+}
+
 func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error {
 	if c.checksLocally(pod) {
 		v, err := c.newNodeOneNode(group, node)
@@ -142,7 +163,7 @@ func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error
 		}
 		return c.checkOneNode(v, pod, node.Name)
 	}
-	ni, err := c.nodeInfo(group, node)
+	ni, err := c.newNodeToCheck(group, node)
 	if err != nil {
 		return err
 	}
@@ -151,6 +172,9 @@ func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error
 	}
 	if c.sharesPreFilter(pod) && len(ni.Pods()) == 0 {
 		return asError(c.pre.check(c.snap, c.filtered(pod), ni))
+	}
+	if ni, err = c.nodeInfo(group, node); err != nil {
+		return err
 	}
 	c.snap.Fork()
 	defer c.snap.Revert()

@@ -201,3 +201,40 @@ func TestOneNodeSnapshotsStepAsideWhereAnAntiAffinityTermReaches(t *testing.T) {
 	require.NoError(t, tc.AddPod(antiAffine("host-anti", apiv1.LabelHostname), "a"))
 	assert.False(t, tc.checksLocally(x), "the hostname term reaches node b too")
 }
+
+// TestCheckNewOnTheSameNewNodeAsAFreshCluster asks CheckNew about the same
+// next node of each group again and again (as the planner's explanations
+// do), while pods bind in the cluster, and requires each verdict and
+// message to equal that of a fresh Cluster with the same content: the new
+// node is built once per name, and nothing else carries over.
+func TestCheckNewOnTheSameNewNodeAsAFreshCluster(t *testing.T) {
+	fw := framework.NewTestFrameworkHandleOrDie(t)
+	c := oneNodesCluster(t, fw)
+	var bound []*apiv1.Pod
+	fresh := func() *Cluster {
+		f := oneNodesCluster(t, fw)
+		for _, pod := range bound {
+			require.NoError(t, f.AddPod(pod, pod.Spec.NodeName))
+		}
+		return f
+	}
+	failures := 0
+	for round, bind := range []*apiv1.Pod{antiAffine("zone-anti-bound", apiv1.LabelTopologyZone), labelled("y-bound", 100, "y"), nil} {
+		for _, group := range []string{"g-a", "g-b"} {
+			node := topology.NodeFromTemplate(c.templates[group].Node(), group+"-new-1")
+			for _, pod := range oneNodesPods() {
+				a, b := c.CheckNew(pod, group, node), fresh().CheckNew(pod, group, node)
+				requireSameVerdict(t, a, b, "round %d: CheckNew %s on %s", round, pod.Name, node.Name)
+				if a != nil {
+					failures++
+				}
+			}
+		}
+		if bind != nil {
+			bind.Spec.NodeName = "n3"
+			require.NoError(t, c.AddPod(bind, "n3"))
+			bound = append(bound, bind)
+		}
+	}
+	assert.Positive(t, failures)
+}
