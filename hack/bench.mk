@@ -68,7 +68,7 @@ bench:
 	  -spreadsim $(BENCH_OUT)/spreadsim.txt \
 	  -race-profiles '$(subst $(space),$(comma),$(foreach c,$(BENCH_RACE_PROFILED),$(c)=$(BENCH_OUT)/profile-$(c).txt))' \
 	  -benchstat '$(GO) run $(BENCHSTAT)' -load-before $(BENCH_OUT)/loadavg-before -start $$(cat $(BENCH_OUT)/start) \
-	  -command 'make bench BENCH_HEADLINE_COUNT=$(BENCH_HEADLINE_COUNT) BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) BENCH_RACE_COUNT=$(BENCH_RACE_COUNT) BENCH_RACE_PRICE_COUNT=$(BENCH_RACE_PRICE_COUNT) BENCH_SPREADSIM_COUNT=$(BENCH_SPREADSIM_COUNT)'
+	  -command 'make bench BENCH_STOCK_DEADLINE=$(BENCH_STOCK_DEADLINE) BENCH_HEADLINE_COUNT=$(BENCH_HEADLINE_COUNT) BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) BENCH_RACE_COUNT=$(BENCH_RACE_COUNT) BENCH_RACE_PRICE_COUNT=$(BENCH_RACE_PRICE_COUNT) BENCH_SPREADSIM_COUNT=$(BENCH_SPREADSIM_COUNT)'
 	@rm -f $(BENCH_OUT)/start $(BENCH_OUT)/loadavg-before
 	@echo "wrote BENCHMARKS.md (raw results: $(BENCH_OUT)/bench.txt, $(BENCH_OUT)/karpenter.txt; profiles: $(BENCH_OUT)/profile*.txt)"
 
