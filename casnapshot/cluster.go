@@ -44,11 +44,10 @@ type Cluster struct {
 	// anti are the required pod anti-affinity terms of the pods in the
 	// cluster, initialAnti those before planning.
 	anti, initialAnti antiTerms
-	// probes are the probe nodes of the groups (see probeNode).
-	probes map[string]*framework.NodeInfo
-	// newNodes are the new nodes CheckNew checks pods on, by name (see
-	// newNodeToCheck).
-	newNodes map[string]*framework.NodeInfo
+	// readOnly are the nodes built from templates that checks only read,
+	// by name: the groups' probe nodes and the new nodes CheckNew checks
+	// (see readOnlyNode).
+	readOnly map[string]*framework.NodeInfo
 	// pre checks the pods that are not checked on one-node snapshots on snap, sharing
 	// PreFilter outcomes; alone checks the pods whose PreFilter outcome is
 	// the same on every node (see alone). Both nil without CA's framework
@@ -137,21 +136,22 @@ func (c *Cluster) nodeInfo(group string, node *apiv1.Node) (*framework.NodeInfo,
 	return simulator.SanitizedNodeInfo(t, suffix)
 }
 
-// newNodeToCheck is nodeInfo(group, node) for CheckNew's checks on an
-// empty new node, which only read it: built once per node name, since a
-// group's template does not change while the Cluster lives.
-func (c *Cluster) newNodeToCheck(group string, node *apiv1.Node) (*framework.NodeInfo, error) {
-	if ni, ok := c.newNodes[node.Name]; ok {
+// readOnlyNode is nodeInfo(group, node) for checks that only read it:
+// built once per node name, since a group's template does not change while
+// the Cluster lives. The probe nodes and the new nodes CheckNew checks an
+// empty node on are such nodes.
+func (c *Cluster) readOnlyNode(group string, node *apiv1.Node) (*framework.NodeInfo, error) {
+	if ni, ok := c.readOnly[node.Name]; ok {
 		return ni, nil
 	}
 	ni, err := c.nodeInfo(group, node)
 	if err != nil {
 		return nil, err
 	}
-	if c.newNodes == nil {
-		c.newNodes = map[string]*framework.NodeInfo{}
+	if c.readOnly == nil {
+		c.readOnly = map[string]*framework.NodeInfo{}
 	}
-	c.newNodes[node.Name] = ni
+	c.readOnly[node.Name] = ni
 	return ni, nil
 }
 
@@ -163,7 +163,7 @@ func (c *Cluster) CheckNew(pod *apiv1.Pod, group string, node *apiv1.Node) error
 		}
 		return c.checkOneNode(v, pod, node.Name)
 	}
-	ni, err := c.newNodeToCheck(group, node)
+	ni, err := c.readOnlyNode(group, node)
 	if err != nil {
 		return err
 	}

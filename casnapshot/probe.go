@@ -135,18 +135,11 @@ func (c *Cluster) probeOnSnapshot(pod *apiv1.Pod, g *topology.Group, probe *fram
 // with suffix "topology-spread-probe", with the template's pods), built
 // once per group: checks only read it.
 func (c *Cluster) probeNode(g *topology.Group) (*framework.NodeInfo, error) {
-	if ni, ok := c.probes[g.Name]; ok {
+	name := c.templateNodeName(g.Name, "topology-spread-probe")
+	if ni, ok := c.readOnly[name]; ok {
 		return ni, nil
 	}
-	ni, err := c.nodeInfo(g.Name, topology.NodeFromTemplate(g.Template, c.templateNodeName(g.Name, "topology-spread-probe")))
-	if err != nil {
-		return nil, err
-	}
-	if c.probes == nil {
-		c.probes = map[string]*framework.NodeInfo{}
-	}
-	c.probes[g.Name] = ni
-	return ni, nil
+	return c.readOnlyNode(g.Name, topology.NodeFromTemplate(g.Template, name))
 }
 
 // firstFits checks the first pod like pod on probe, a new node no snapshot

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	v1 "k8s.io/api/core/v1"
 )
 
 // TestTakingOutRechecksOnlyWhatItChanges plans random scenarios for one
@@ -18,11 +17,7 @@ import (
 func TestTakingOutRechecksOnlyWhatItChanges(t *testing.T) {
 	var steps, emptied int
 	for seed := int64(1); seed <= 300; seed++ {
-		req := withRollout(stScenario(t, seed))
-		p := newPlanner(req)
-		queue := append([]*v1.Pod(nil), req.Pending...)
-		SortQueueOrder(queue)
-		require.NoError(t, p.run(queue, nil))
+		p := firstRound(t, seed)
 		fc := p.newFinalCheck()
 		occupied := func() int {
 			n := 0

@@ -18,11 +18,7 @@ import (
 func TestCountsStayEqualToARecount(t *testing.T) {
 	var checked, midPass int
 	for seed := int64(1); seed <= 60; seed++ {
-		req := withRollout(stScenario(t, seed))
-		p := newPlanner(req)
-		queue := append([]*v1.Pod(nil), req.Pending...)
-		SortQueueOrder(queue)
-		require.NoError(t, p.run(queue, nil))
+		p := firstRound(t, seed)
 
 		onExisting := map[string][]*v1.Pod{}
 		for _, pl := range p.plan.Placements {
@@ -53,6 +49,18 @@ func TestCountsStayEqualToARecount(t *testing.T) {
 	}
 	t.Logf("%d Counts checked, %d of them for a rollout's second ReplicaSet", checked, midPass)
 	require.Positive(t, midPass)
+}
+
+// firstRound is the planner after one round on generated scenario seed
+// with a rollout (withRollout).
+func firstRound(t *testing.T, seed int64) *planner {
+	t.Helper()
+	req := withRollout(stScenario(t, seed))
+	p := newPlanner(req)
+	queue := append([]*v1.Pod(nil), req.Pending...)
+	SortQueueOrder(queue)
+	require.NoError(t, p.run(queue, nil))
+	return p
 }
 
 // withRollout adds to req, after every other pending pod in queue order, a
