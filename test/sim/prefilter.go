@@ -22,12 +22,11 @@ import (
 // accounts for nominated pods (addGENominatedPods) and preemption victims.
 // PodTopologySpread's AddPod keeps its per-domain counts exact but may
 // leave its "global minimum" behind after several additions, so every
-// reuse ends with a refresh: AddPod then RemovePod of the pod itself on one
-// node of each node class (see nodeClassKey), which leaves every count as
-// it was and makes the two tracked minima the least and second-least
-// counts again, as PreFilter computes them (each domain's count passes
-// through the tracking), so PostFilter's AddPod and RemovePod start from
-// the same state too.
+// reuse ends with a refresh (see refresh): AddPod then RemovePod of the pod
+// itself on nodes whose domains include the least and second-least of
+// every constraint, which leaves every count as it was and makes the two
+// tracked minima those counts again, as PreFilter computes them, so
+// PostFilter's AddPod and RemovePod start from the same state too.
 //
 // The PreFilter states of a pod are a function of the pod and of the bound
 // pods alone when it has no claims and volumes the storage plugins read
@@ -42,6 +41,10 @@ type preFilterStates struct {
 	// classes caches, by whether node identity counts, one node of each
 	// node class of the pass's nodes.
 	classes map[bool][]*apiv1.Node
+	// byHostname maps the pass's nodes by hostname label (see hostnames);
+	// hostnamesShared is set when two nodes share one.
+	byHostname      map[string]*apiv1.Node
+	hostnamesShared bool
 }
 
 // keptPreFilter is the PreFilter outcome kept for a shape: its cycle state,
@@ -107,7 +110,7 @@ func (s *scheduler) preFilter(ctx context.Context, pod *apiv1.Pod) (*schedframew
 }
 
 // catchUp brings kept up to date for pod: AddPod for each pod bound since,
-// then the refresh of the minimum over one node of every node class.
+// then the refresh of the minima (refresh).
 func (s *scheduler) catchUp(ctx context.Context, kept *keptPreFilter, pod *apiv1.Pod) error {
 	k := s.pass.preFilters
 	if kept.seen == len(k.bound) {
@@ -123,23 +126,7 @@ func (s *scheduler) catchUp(ctx context.Context, kept *keptPreFilter, pod *apiv1
 		}
 	}
 	kept.seen = len(k.bound)
-	self, err := schedframework.NewPodInfo(pod)
-	if err != nil {
-		return err
-	}
-	for _, n := range k.nodeClasses(s.pass.nodes, usesNodeIdentity(pod)) {
-		ni, err := s.lister.snap.Get(n.Name)
-		if err != nil {
-			return fmt.Errorf("sim: scheduler snapshot lost node %s: %w", n.Name, err)
-		}
-		if st := s.fwk.RunPreFilterExtensionAddPod(ctx, kept.state, pod, self, ni); !st.IsSuccess() {
-			return st.AsError()
-		}
-		if st := s.fwk.RunPreFilterExtensionRemovePod(ctx, kept.state, pod, self, ni); !st.IsSuccess() {
-			return st.AsError()
-		}
-	}
-	return nil
+	return s.refresh(ctx, kept, pod)
 }
 
 // nodeClasses returns the first node (by name) of each class of nodes
@@ -163,10 +150,10 @@ func (k *preFilterStates) nodeClasses(nodes []*apiv1.Node, identity bool) []*api
 
 // nodeClassKey is what PodTopologySpread's AddPod reads of a node: its
 // labels (domains, node affinity) and taints (nodeTaintsPolicy), and, when
-// identity is set, its name; without identity the hostname label is left
-// out, since no constraint, node selector or node affinity of the pod reads
-// it. Nodes of one class are one domain of every constraint and equally
-// eligible.
+// identity is set, its name; without identity only the hostname label's
+// presence counts, not its value, since no node selector or node affinity
+// of the pod reads it. Nodes of one class are one domain of every
+// constraint but a hostname spread's, and equally eligible.
 func nodeClassKey(n *apiv1.Node, identity bool) string {
 	var b strings.Builder
 	if identity {
@@ -174,8 +161,11 @@ func nodeClassKey(n *apiv1.Node, identity bool) string {
 	}
 	keys := make([]string, 0, len(n.Labels))
 	for key := range n.Labels {
-		if identity || key != apiv1.LabelHostname {
+		switch {
+		case identity || key != apiv1.LabelHostname:
 			keys = append(keys, key)
+		default:
+			b.WriteString("\x02hostname") // the label's presence, not its value
 		}
 	}
 	slices.Sort(keys)
@@ -189,14 +179,25 @@ func nodeClassKey(n *apiv1.Node, identity bool) string {
 }
 
 // usesNodeIdentity reports whether a constraint of pod spreads over
-// hostnames or its node selection reads the hostname label or a node
-// field.
+// hostnames or its node selection reads node identity.
 func usesNodeIdentity(pod *apiv1.Pod) bool {
+	return spreadsOverHostnames(pod) || selectsNodeIdentity(pod)
+}
+
+// spreadsOverHostnames reports whether a topology spread constraint of pod
+// has the hostname key.
+func spreadsOverHostnames(pod *apiv1.Pod) bool {
 	for _, c := range pod.Spec.TopologySpreadConstraints {
 		if c.TopologyKey == apiv1.LabelHostname {
 			return true
 		}
 	}
+	return false
+}
+
+// selectsNodeIdentity reports whether pod's node selection reads the
+// hostname label or a node field.
+func selectsNodeIdentity(pod *apiv1.Pod) bool {
 	if _, ok := pod.Spec.NodeSelector[apiv1.LabelHostname]; ok {
 		return true
 	}

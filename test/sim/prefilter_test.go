@@ -30,6 +30,7 @@ func TestKeptPreFilterStatesBindAsFullPreFilter(t *testing.T) {
 		{"a pod with anti-affinity binds between pods of a spread shape", antiAffinityMidPassScenario},
 		{"same labels in two namespaces, one kept to two zones by its node selector", namespacesScenario},
 		{"150 nodes searched in part, between bursts of pods that fit none of their three nodes", sampledSearchScenario},
+		{"hostname spreads at maxSkew 1 over 18 nodes, refreshed on their two least hostnames", hostnameSpreadScenario},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,5 +184,22 @@ func sampledSearchScenario() sim.Scenario {
 	for j, p := range sim.Deployment("pinned", 100, sim.WithRequests(8000, 1<<30), pinnedTo) {
 		s.Pods = append(s.Pods, created(p, 100*(j/5)+50+j%5))
 	}
+	return s
+}
+
+// hostnameSpreadScenario: six 2-CPU nodes per zone; web pods spread over
+// zones and hostnames (maxSkew 1 each), api pods over hostnames alone
+// (maxSkew 1), more of both than fit.
+func hostnameSpreadScenario() sim.Scenario {
+	s := sim.Scenario{}
+	for _, z := range []string{"a", "b", "c"} {
+		fixedGroup(&s, "ng-"+z, z, 6, sim.WithCapacity(2000, 8<<30))
+	}
+	web := map[string]string{"app": "web"}
+	api := map[string]string{"app": "api"}
+	s.Pods = append(s.Pods, sim.Deployment("web", 50, sim.WithLabels(web), sim.WithRequests(500, 1<<30),
+		sim.WithSpread(apiv1.LabelTopologyZone, 1, web), sim.WithSpread(apiv1.LabelHostname, 1, web))...)
+	s.Pods = append(s.Pods, sim.Deployment("api", 30, sim.WithLabels(api), sim.WithRequests(300, 1<<29),
+		sim.WithSpread(apiv1.LabelHostname, 1, api))...)
 	return s
 }
