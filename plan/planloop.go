@@ -85,11 +85,13 @@ type LoopInputs struct {
 // planner.PlanScaleUp over every scalable group's template: the spread
 // decides how many pods each domain gets; pods without hard constraints use
 // the room the plan's nodes leave, then new nodes. Which group of a domain
-// realizes the domain's pods is the Chooser's decision: a draft plan (one
-// round, planner.Request.Draft) gives each pod class its share per domain, the Chooser orders the domain's groups
-// by the options CA would build for that share, and the final plan prefers
-// groups in that order (falling back to the next group when the preferred
-// one is at max size or a limit).
+// realizes the domain's pods is the Chooser's decision: a draft (the
+// planner's first round, planner.DraftScaleUp) gives each pod class its
+// share per domain, the Chooser orders the domain's groups by the options
+// CA would build for that share, and the final plan prefers groups in that
+// order (falling back to the next group when the preferred one is at max
+// size or a limit). Without a choice to make, the draft is finished into the
+// plan.
 func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	if !AnyHard(in.Pending, in.Defaults) {
 		return nil, nil
@@ -116,22 +118,22 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	}
 	r := newRanking(u.Groups, in, byID, templates, cluster, req.Facts)
 	req.Rank = r.rank
-	// With a Chooser, a draft gives the shares it orders groups for.
-	req.Draft = in.Chooser != nil
-	plan, err := planner.PlanScaleUp(req)
+	draft, err := planner.DraftScaleUp(req)
 	if err != nil {
 		return nil, err
 	}
-	if req.Draft {
-		r.choose(plan)
+	var plan *planner.Plan
+	if in.Chooser != nil && r.choose(draft.Plan()) {
 		if err := cluster.Reset(); err != nil {
 			return nil, err
 		}
-		req.Draft = false
 		req.Limits = limits(in) // a fresh binpacking deadline for the final plan
-		if plan, err = planner.PlanScaleUp(req); err != nil {
-			return nil, err
-		}
+		plan, err = planner.PlanScaleUp(req)
+	} else {
+		plan, err = draft.Finish()
+	}
+	if err != nil {
+		return nil, err
 	}
 	lp := NewLoopPlan(plan, byID, in.CapTotal)
 	lp.facts = req.Facts

@@ -170,8 +170,10 @@ func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 }
 
 // choose orders, with the Chooser, the groups of every domain in which the
-// draft plan opened nodes for a class and which has two or more groups.
-func (r *ranking) choose(draft *planner.Plan) {
+// draft plan opened nodes for a class, and reports whether any domain had a
+// choice to make (two or more groups; then the plan is computed again with
+// these positions).
+func (r *ranking) choose(draft *planner.Plan) bool {
 	nodeLabels := map[string]map[string]string{}
 	for _, pn := range draft.Nodes {
 		nodeLabels[pn.Name] = pn.Node.Labels
@@ -197,6 +199,7 @@ func (r *ranking) choose(draft *planner.Plan) {
 		d, _ := domainOf(nodeLabels[pl.Node], sh.keys)
 		sh.pods[d] = append(sh.pods[d], pl.Pod)
 	}
+	chose := false
 	r.byShape = r.chooserShapes && len(classes) > 1
 	for _, class := range classes {
 		sh := shares[class]
@@ -217,6 +220,7 @@ func (r *ranking) choose(draft *planner.Plan) {
 			if len(candidates) < 2 {
 				continue
 			}
+			chose = true
 			if r.position[class] == nil {
 				r.position[class] = map[string]int{}
 			}
@@ -240,6 +244,7 @@ func (r *ranking) choose(draft *planner.Plan) {
 			r.positionKey[class] += strconv.Itoa(order) + ","
 		}
 	}
+	return chose
 }
 
 // option is the expansion option CA would build for group g and the share:

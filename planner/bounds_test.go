@@ -21,18 +21,17 @@ import (
 // per node, the big pod on a fifth). With re-planning bounded to one
 // round, the placements that cannot hold are taken out instead: fewer
 // pods placed, each with a reason naming the bound, counted by cause, and
-// what is left still binds in the real scheduler. A draft is the first
-// round as it is: every pod placed, the final view unchecked.
+// what is left still binds in the real scheduler. Each row plans through
+// a Draft: the first round as it is (every pod placed on 2 nodes, the final
+// view unchecked, which the real scheduler refuses), then Finish.
 func TestReplanningAtItsBound(t *testing.T) {
 	sched := newFilterScheduler(t)
 	tests := []struct {
 		name       string
 		maxRounds  int
-		draft      bool
 		wantPlaced int
 		wantCause  planner.DegradeCause
 	}{
-		{name: "draft: the first round, unchecked", maxRounds: 8, draft: true, wantPlaced: 5},
 		{name: "unbounded enough: the fixpoint holds", maxRounds: 8, wantPlaced: 5},
 		{name: "one round: taken out", maxRounds: 1, wantPlaced: 2, wantCause: planner.DegradedReplanRounds},
 	}
@@ -44,16 +43,16 @@ func TestReplanningAtItsBound(t *testing.T) {
 			groups := []*topology.Group{cpuGroup("g", zoneA, 4, 0, 10)}
 			u, err := topology.NewUniverse(nil, nil, groups, map[string]string{})
 			require.NoError(t, err)
-			plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Draft: tc.draft,
+			d, err := planner.DraftScaleUp(planner.Request{Universe: u, Pending: pending,
 				Cluster: newRealCluster(t, sched, nil, nil, map[string]string{})})
 			require.NoError(t, err)
+			draft := d.Plan()
+			assert.Len(t, draft.Placements, 5, describePlan(draft))
+			assert.Equal(t, map[string]int{"g": 2}, draft.NewNodes, describePlan(draft))
+			assert.NotEmpty(t, scheduleFinal(t, sched, nil, nil, draft), "the draft's stacked replicas fail once both nodes register")
+			plan, err := d.Finish()
+			require.NoError(t, err)
 			assert.Len(t, plan.Placements, tc.wantPlaced, describePlan(plan))
-			if tc.draft {
-				assert.Equal(t, map[string]int{"g": 2}, plan.NewNodes, describePlan(plan))
-				assert.Empty(t, plan.Degraded)
-				assert.NotEmpty(t, scheduleFinal(t, sched, nil, nil, plan), "the draft's stacked replicas fail once both nodes register")
-				return
-			}
 			assert.Empty(t, scheduleFinal(t, sched, nil, nil, plan), describePlan(plan))
 			if tc.wantCause == "" {
 				assert.Empty(t, plan.Degraded)

@@ -67,11 +67,6 @@ type Request struct {
 	// Facts memoizes what the planner derives from each pod; pass the same
 	// one to every PlanScaleUp of a loop (nil: one per call).
 	Facts *PodFacts
-	// Draft asks for the first round's plan alone: its placements are not
-	// checked in the final view, so some may not hold there, and no pod is
-	// taken out. A draft tells how a loop's pods divide between domains
-	// (the Chooser's shares); only a plan without Draft is executed.
-	Draft bool
 }
 
 // PlannedNode is a node the plan adds.

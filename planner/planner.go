@@ -82,29 +82,54 @@ type planner struct {
 // treats ScheduleAnyway constraints as preferences the scheduler may ignore.
 // The Universe is not modified.
 func PlanScaleUp(req Request) (*Plan, error) {
+	d, err := DraftScaleUp(req)
+	if err != nil {
+		return nil, err
+	}
+	return d.Finish()
+}
+
+// A Draft is the first round of a PlanScaleUp: every pod placed as the
+// round places it, the final view not checked yet, so some placements may
+// not hold there. It tells how a loop's pods divide between domains (the
+// Chooser's shares) at the cost of one round; Finish completes the
+// PlanScaleUp it began.
+type Draft struct {
+	req       Request
+	pods      []*v1.Pod
+	classPods map[ClassKey]int
+	first     *planner
+}
+
+// DraftScaleUp plans req's first round.
+func DraftScaleUp(req Request) (*Draft, error) {
 	if req.Universe == nil || req.Cluster == nil {
 		return nil, fmt.Errorf("plan: universe and cluster are required")
 	}
 	if req.Facts == nil {
 		req.Facts = NewPodFacts()
 	}
-	pods := append([]*v1.Pod(nil), req.Pending...)
-	SortQueueOrder(pods)
-	classPods := map[ClassKey]int{}
-	for _, pod := range pods {
-		classPods[req.Facts.ClassKey(pod)]++
+	d := &Draft{req: req, pods: append([]*v1.Pod(nil), req.Pending...), classPods: map[ClassKey]int{}}
+	SortQueueOrder(d.pods)
+	for _, pod := range d.pods {
+		d.classPods[req.Facts.ClassKey(pod)]++
 	}
+	var err error
+	d.first, err = d.round(nil)
+	return d, err
+}
+
+// Plan is the draft's plan, not to be modified.
+func (d *Draft) Plan() *Plan { return d.first.plan }
+
+// Finish returns PlanScaleUp's plan: the draft's when every placement
+// holds in the final view, else the rounds that follow it. The Cluster must
+// hold what the draft left in it.
+func (d *Draft) Finish() (*Plan, error) {
+	p := d.first
 	var preopen map[string]int
 	fewest := -1
 	for round := 1; ; round++ {
-		p := newPlanner(req)
-		p.classPods = classPods
-		if err := p.run(pods, preopen); err != nil {
-			return nil, err
-		}
-		if req.Draft {
-			return p.plan, nil
-		}
 		violations := totalExcess(p.finalViolations())
 		if violations == 0 {
 			return p.plan, nil
@@ -124,11 +149,26 @@ func PlanScaleUp(req Request) (*Plan, error) {
 		// and that node lowers a global minimum. Plan again with every node
 		// of the rounds so far present from the start, so each placement is
 		// checked in the view the scheduler will have.
-		if err := req.Cluster.Reset(); err != nil {
+		if err := d.req.Cluster.Reset(); err != nil {
 			return nil, fmt.Errorf("plan: resetting cluster: %w", err)
 		}
 		preopen = mergeNodes(preopen, p.plan.NewNodes)
+		var err error
+		if p, err = d.round(preopen); err != nil {
+			return nil, err
+		}
 	}
+}
+
+// round plans the draft's pods with the nodes preopen registered from the
+// start.
+func (d *Draft) round(preopen map[string]int) (*planner, error) {
+	p := newPlanner(d.req)
+	p.classPods = d.classPods
+	if err := p.run(d.pods, preopen); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // maxRounds bounds re-planning. Each round starts with the nodes of the
