@@ -43,6 +43,9 @@ func (p *planner) place(pod *v1.Pod) error {
 	if c.shares == nil && c.spread != nil && len(topology.DomainKeys(c.spread)) >= 2 {
 		c.shares = p.planShares(c, pod, p.classPods[p.facts.ClassKey(pod)])
 	}
+	if n := c.shares.afterOffers(c.counts); n > 0 {
+		c.shares = p.planShares(c, pod, n)
+	}
 	var diag diagnosis
 	if placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag); placed || err != nil {
 		return err
@@ -298,6 +301,9 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 			if !p.req.Limits.AllowNode(g.Name) {
 				p.limited = true
 				p.memo.limiterRefused()
+				for _, cnt := range p.counts {
+					p.withdrawOffers(cnt)
+				}
 				return nil, nil
 			}
 		}
@@ -333,6 +339,9 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 		if firstPN == nil {
 			firstPN = pn
 		}
+	}
+	for _, cnt := range p.counts {
+		p.withdrawOffers(cnt)
 	}
 	return firstPN, nil
 }

@@ -35,6 +35,11 @@ type classShares struct {
 	target, placed int
 	// suspended lifts the shares while a pod is placed past them.
 	suspended bool
+	// n is the number of pods the shares were planned for; offered is set
+	// when a group offered the class's hostname constraints a new node
+	// then (see sharesAfterOffers).
+	n       int
+	offered bool
 }
 
 // mayExceed reports whether a pod the shares leave no place may be placed
@@ -88,11 +93,12 @@ func (cs *classShares) take(node *v1.Node) {
 // current state.
 func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	sp := p.shareProblem(c, pod, n)
-	cs := &classShares{keys: topology.DomainKeys(c.spread)}
+	cs := &classShares{keys: topology.DomainKeys(c.spread), n: n, offered: hostnameOffered(c.counts)}
 	best, score, order, err := sp.solveAny()
 	if err != nil {
 		return cs
 	}
+
 	cs.left, cs.target = map[string]int{}, score.pods
 	cs.order = sp.steps(order)
 	for j, x := range best {
@@ -184,6 +190,7 @@ func (p *planner) realizedCounts(s *topology.Spread) *topology.Counts {
 			cnt.AddNode(pn.topo)
 		}
 	}
+	p.withdrawOffers(cnt)
 	return cnt
 }
 

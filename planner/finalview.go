@@ -129,6 +129,7 @@ func (p *planner) violationsOf(s *topology.Spread, own []int, classes []*class, 
 			cnt.AddDomains(pn.topo)
 		}
 	}
+	p.withdrawOffers(cnt)
 	mine := make(map[int]bool, len(own))
 	for _, k := range own {
 		mine[k] = true

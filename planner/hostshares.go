@@ -52,6 +52,9 @@ type hostSlot struct {
 // hostConstraint is one hostname DoNotSchedule constraint of the pods.
 type hostConstraint struct {
 	maxSkew, minDomains, self int
+	// offered is set while a group can still add a node the constraint
+	// counts (topology.HostnameMinMatch).
+	offered bool
 	// restMin is the smallest count of the nodes the constraint counts that
 	// are not slots (the pods cannot use them), restN their number.
 	restMin, restN int
@@ -79,7 +82,8 @@ func (p *planner) buildHostModel(c *class, pod *v1.Pod, sp *shareProblem, realiz
 		con := &s.Hard[i]
 		if con.TopologyKey == v1.LabelHostname {
 			hostIdx = append(hostIdx, i)
-			hm.cons = append(hm.cons, hostConstraint{maxSkew: int(con.MaxSkew), minDomains: int(con.MinDomains), self: c.counts.SelfMatch(i)})
+			hm.cons = append(hm.cons, hostConstraint{maxSkew: int(con.MaxSkew), minDomains: int(con.MinDomains),
+				self: c.counts.SelfMatch(i), offered: realized.HostnameOffered(i)})
 		}
 	}
 	if len(hostIdx) == 0 {
@@ -236,6 +240,7 @@ func (hm *hostModel) hostBreaks(v, t shareState, q int, relaxed bool) bool {
 		if !relaxed {
 			lo = topology.MinMatchNum(lo, n, hc.minDomains)
 		}
+		lo = topology.HostnameMinMatch(lo, hc.offered)
 		if topology.ExceedsSkew(hm.slots[q].count[k]+v[q]*hc.self, hc.self, lo, hc.maxSkew) {
 			return true
 		}

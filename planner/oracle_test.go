@@ -101,7 +101,8 @@ func sum(xs []int) int {
 // canBind reports whether one more pending pod passes the spread rule on
 // node j, given the pods placed per node, with every node of nodes
 // registered: for each constraint, the count of j's domain plus the pod,
-// minus the global minimum (0 below minDomains), is at most maxSkew.
+// minus the global minimum (0 below minDomains; for the hostname, 0 while
+// a group can add a node beyond nodes), is at most maxSkew.
 func (o *oracle) canBind(nodes []oracleNode, placed []int, j int) bool {
 	if placed[j] >= nodes[j].room {
 		return false
@@ -112,11 +113,32 @@ func (o *oracle) canBind(nodes []oracleNode, placed []int, j int) bool {
 			counts[n.values[con.TopologyKey]] += n.matched + placed[i]
 		}
 		lo := globalMin(counts, con)
+		if con.TopologyKey == keyHost && o.groupCanGrow(nodes) {
+			lo = 0
+		}
 		if counts[nodes[j].values[con.TopologyKey]]+1-lo > int(con.MaxSkew) {
 			return false
 		}
 	}
 	return true
+}
+
+// groupCanGrow reports whether some group could add a node beyond the
+// new nodes of nodes: that node is a hostname domain at count 0 (issue
+// 39's rule, topology.HostnameMinMatch), written here from its statement.
+func (o *oracle) groupCanGrow(nodes []oracleNode) bool {
+	added := make([]int, len(o.c.groups))
+	for _, n := range nodes {
+		if n.group >= 0 {
+			added[n.group]++
+		}
+	}
+	for gi, g := range o.c.groups {
+		if g.Size+added[gi] < g.Max {
+			return true
+		}
+	}
+	return false
 }
 
 // explore visits every vector of pods per node reachable by binding the

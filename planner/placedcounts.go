@@ -44,6 +44,7 @@ func (p *planner) newCounts(s *topology.Spread) *topology.Counts {
 			cnt.AddPod(ref.pod, ref.node)
 		}
 	}
+	p.withdrawOffers(cnt)
 	p.countList = append(p.countList, cnt)
 	return cnt
 }

@@ -271,13 +271,26 @@ func TestPlannerFinalNodeSet(t *testing.T) {
 	sched := newFilterScheduler(t)
 	host1 := spreadtest.Hard(keyHost, 1, "web")
 
-	// Six 1-CPU pods, hostname maxSkew 1, 4-CPU nodes: two nodes, three
-	// pods each, alternating (with both nodes in view, a node may lead
-	// the other by one pod at most).
+	// Six 1-CPU pods, hostname maxSkew 1, 4-CPU nodes of a group that can
+	// grow to 10: every node the group can still add is a hostname domain
+	// at 0, so each node takes one replica (issue 39). With the group's
+	// max at 2, the offer ends once both nodes are planned: the scheduler
+	// then counts the two nodes only, and they alternate (with both in
+	// view, a node may lead the other by one pod at most).
 	t.Run("hostname spread over the planned nodes", func(t *testing.T) {
-		c := &planCase{
-			name:    "hostname spread",
+		onePerNode := map[string]at{}
+		for i := 1; i <= 6; i++ {
+			onePerNode[fmt.Sprintf("web-%d", i)] = at{"group-a", fmt.Sprintf("group-a-new-%d", i)}
+		}
+		runPlanCases(t, sched, []*planCase{{
+			name:    "the group can grow: one replica per node",
 			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 10)},
+			pending: webPods(6, smallPod, host1),
+			wantNew: map[string]int{"group-a": 6},
+			wantAt:  onePerNode,
+		}, {
+			name:    "the group reaches its max: the nodes alternate",
+			groups:  []*topology.Group{cpuGroup("group-a", zoneA, nodeCPU, 0, 2)},
 			pending: webPods(6, smallPod, host1),
 			wantNew: map[string]int{"group-a": 2},
 			wantAt: map[string]at{
@@ -288,8 +301,7 @@ func TestPlannerFinalNodeSet(t *testing.T) {
 				"web-5": {"group-a", "group-a-new-1"},
 				"web-6": {"group-a", "group-a-new-2"},
 			},
-		}
-		runPlanCase(t, sched, c)
+		}})
 	})
 
 	// Four hostname-spread web pods, then a pod needing a whole empty

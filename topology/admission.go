@@ -133,7 +133,7 @@ func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part ConstraintPar
 				}
 			}
 		}
-		minMatch = MinMatchNum(minMatch, domains, int(con.MinDomains))
+		minMatch = HostnameMinMatch(MinMatchNum(minMatch, domains, int(con.MinDomains)), d.offered)
 		self := c.self[i]
 		match := d.count[v]
 		if ExceedsSkew(match, self, minMatch, int(con.MaxSkew)) {

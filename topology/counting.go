@@ -81,6 +81,9 @@ type domainCounts struct {
 	atMin int // number of domains whose count equals min
 	// raises counts the times min rose.
 	raises int
+	// offered marks a hostname constraint for which a node group can
+	// still add a node it counts: a domain at count 0 (HostnameMinMatch).
+	offered bool
 }
 
 func (d *domainCounts) recomputeMin() {
@@ -160,6 +163,7 @@ func (u *Universe) count(s *Spread, removed map[string]bool) *Counts {
 			}
 		}
 	}
+	u.offerHostnames(c, removed)
 	ix := u.index()
 	for i := range s.Hard {
 		con := &s.Hard[i]
@@ -302,8 +306,13 @@ func (c *Counts) MayCount(pod *v1.Pod) bool {
 // domains than minDomains.
 func (c *Counts) MinMatchNum(i int) int {
 	d := &c.per[i]
-	return MinMatchNum(d.min, len(d.count), int(c.spread.Hard[i].MinDomains))
+	return HostnameMinMatch(MinMatchNum(d.min, len(d.count), int(c.spread.Hard[i].MinDomains)), d.offered)
 }
+
+// HostnameOffered reports whether constraint i is a hostname constraint
+// for which a node group of the universe can still add a node it counts
+// (OffersNewHostname): its global minimum is then 0 (HostnameMinMatch).
+func (c *Counts) HostnameOffered(i int) bool { return c.per[i].offered }
 
 // Untolerated reports whether node has a NoSchedule/NoExecute taint pod
 // does not tolerate (what TaintToleration rejects).

@@ -22,8 +22,10 @@ import (
 // template stays a domain after its last node goes: the scale-up would plan
 // over it, so a removal may not collapse it.
 //
-// Hostname domains are never kept: every new node is a hostname domain of
-// its own, which the scheduler only sees once the node exists. Domains no
+// Hostname domains are never kept by value: every new node is a hostname
+// domain of its own. A removed node the hostname constraint counted leaves
+// room in its group, which offers a new hostname at count 0 instead
+// (HostnameMinMatch), so a removal may not stack replicas one per node. Domains no
 // node realized before the removal are not added: a group that has been at
 // zero all along does not make the current spread a violation (the
 // scheduler does not count it either).
@@ -167,6 +169,9 @@ func (c *Counts) Describe(r *Rejection) string {
 		if c.spread.Hard[i].Index == r.Constraint && c.spread.Hard[i].TopologyKey == r.TopologyKey {
 			if d := c.MinDomain(i); d != "" {
 				where = d
+			}
+			if c.HostnameOffered(i) {
+				where = "a new node a node group can still add"
 			}
 		}
 	}

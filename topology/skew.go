@@ -16,6 +16,23 @@ func MinMatchNum(smallest, domains, minDomains int) int {
 	return smallest
 }
 
+// HostnameMinMatch is the global minimum spreadscale holds a hard
+// kubernetes.io/hostname constraint to: 0 while a node group can still add
+// a node the constraint would count (offered, see OffersNewHostname), the
+// plugin's minMatch otherwise. Such a node is a hostname domain at count
+// 0, as a zone group at size 0 is a zone at count 0, so every node, new or
+// existing, takes at most maxSkew matching pods. This is stricter than
+// kube-scheduler on one node alone: seeing a single eligible node, the
+// plugin takes that node's own count as the minimum and admits every pod
+// on it. A plan holds in the view where all its nodes exist, and there the
+// user's maxSkew 1 means one pod per node (docs/design.md).
+func HostnameMinMatch(minMatch int, offered bool) int {
+	if offered {
+		return 0
+	}
+	return minMatch
+}
+
 // minDomainsReached reports whether domains eligible domains are enough
 // for the smallest count to be the global minimum (minDomains of them).
 func minDomainsReached(domains, minDomains int) bool { return domains >= minDomains }
@@ -56,10 +73,10 @@ func (s *Spread) NewNodeHostCap() int {
 // HostnameCap is the most pods one node takes under the hostname
 // constraint i when the scheduler sees the counted nodes: the hostname cap
 // at the current global minimum (a bound: a new node comes at 0 and can
-// lower it), -1 when no node is counted or the pod does not match the
-// constraint's selector.
+// lower it), -1 when no node is counted and no group offers one, or the
+// pod does not match the constraint's selector.
 func (c *Counts) HostnameCap(i int) int {
-	if len(c.per[i].count) == 0 || c.self[i] == 0 {
+	if (len(c.per[i].count) == 0 && !c.per[i].offered) || c.self[i] == 0 {
 		return -1
 	}
 	return hostCap(int(c.spread.Hard[i].MaxSkew), c.MinMatchNum(i))
