@@ -236,11 +236,13 @@ func TestChooserByShapeStaysOnWhereNoAntiAffinityTermReachesThePods(t *testing.T
 	for _, tc := range []struct {
 		name  string
 		setup func(*LoopInputs)
-		// zones is the number of zones that get new nodes: the existing
-		// node in zone a takes pods unless the term repels them.
+		// zones is the number of zones that get new nodes. Every zone does:
+		// under the hostname spread, the existing node in zone a takes at
+		// most one pod per Deployment while the groups can still add nodes
+		// (topology.HostnameMinMatch), and zone a needs two.
 		zones int
 	}{
-		{"a zone term selecting other pods", guardedCluster(t, apiv1.LabelTopologyZone, "guard"), 2},
+		{"a zone term selecting other pods", guardedCluster(t, apiv1.LabelTopologyZone, "guard"), 3},
 		{"a hostname term selecting these pods", guardedCluster(t, apiv1.LabelHostname, "app0", "app1", "app2", "app3"), 3},
 	} {
 		setup := tc.setup

@@ -25,8 +25,8 @@ type Verdict struct {
 	// NewNodes is the number of nodes the run added (and kept).
 	NewNodes int `json:"newNodes"`
 	// MaxSkew is the largest skew of the pending pods' DoNotSchedule
-	// constraints (hostname excepted) over the scale-up's domain universe
-	// (see spreadOutcome); null when there is no such constraint.
+	// constraints over the scale-up's domain universe (see spreadOutcome);
+	// null when there is no such constraint.
 	MaxSkew *int `json:"maxSkew"`
 	// EmptyDomains are the domains of that universe some such constraint
 	// left without a matching pod, sorted.
@@ -42,7 +42,7 @@ type Verdict struct {
 }
 
 // outcome is what the spreads of one run came to: the largest skew, found
-// when some spread has a DoNotSchedule constraint other than hostname, and
+// when some spread has a DoNotSchedule constraint that counts a matching pod, and
 // the domains left empty.
 type outcome struct {
 	maxSkew int
@@ -58,6 +58,8 @@ type outcome struct {
 // nodeTaintsPolicy), as kube-scheduler would count it. A constraint's skew
 // is the matching pods of its fullest domain minus its global minimum
 // (0 when a domain is empty, or when fewer domains than minDomains count).
+// A hostname constraint's skew is taken over the final nodes, with no
+// domain left empty (hostnameSkew).
 func spreadOutcome(s sim.Scenario, res *sim.Result, spreads []*topology.Spread) outcome {
 	podsOn := map[string][]*apiv1.Pod{}
 	for _, p := range res.BoundPods {
@@ -73,6 +75,7 @@ func spreadOutcome(s sim.Scenario, res *sim.Result, spreads []*topology.Spread) 
 			nodes = append(nodes, &topology.Node{Node: topology.NodeFromTemplate(t, g.Name+"-offered"), Group: g.Name})
 		}
 	}
+	final := finalUniverse(s, res)
 	empty := map[string]bool{}
 	var out outcome
 	for _, sp := range spreads {
@@ -95,7 +98,13 @@ func spreadOutcome(s sim.Scenario, res *sim.Result, spreads []*topology.Spread) 
 			}
 		}
 		for i, c := range sp.Hard {
-			if c.TopologyKey == apiv1.LabelHostname || len(domains[i]) == 0 {
+			if c.TopologyKey == apiv1.LabelHostname {
+				if skew, ok := hostnameSkew(final, sp, i); ok {
+					out.maxSkew, out.found = max(out.maxSkew, skew), true
+				}
+				continue
+			}
+			if len(domains[i]) == 0 {
 				continue
 			}
 			top := 0
@@ -110,6 +119,45 @@ func spreadOutcome(s sim.Scenario, res *sim.Result, spreads []*topology.Spread) 
 	}
 	out.empty = slices.Sorted(maps.Keys(empty))
 	return out
+}
+
+// finalUniverse is the final cluster of res with every node group at its
+// final size, nil when it cannot be built.
+func finalUniverse(s sim.Scenario, res *sim.Result) *topology.Universe {
+	size := map[string]int{}
+	for _, n := range res.Nodes {
+		size[res.NodeGroupOf[n.Name]]++
+	}
+	groups := make([]*topology.Group, 0, len(s.NodeGroups))
+	for _, g := range s.NodeGroups {
+		t := topology.ApplyDomainLabels(g.Template, g.DomainLabels)
+		groups = append(groups, &topology.Group{Name: g.Name, Template: t, Size: size[g.Name], Max: g.MaxSize})
+	}
+	u, err := topology.NewUniverse(res.Nodes, res.BoundPods, groups, res.NodeGroupOf)
+	if err != nil {
+		return nil
+	}
+	return u
+}
+
+// hostnameSkew is the skew of s's hostname constraint i over the final
+// cluster's nodes: the matching pods of the fullest node the constraint
+// counts minus its global minimum, 0 while a node group can still add a
+// node it counts (topology.HostnameMinMatch); false when it counts no
+// matching pod.
+func hostnameSkew(final *topology.Universe, s *topology.Spread, i int) (int, bool) {
+	if final == nil {
+		return 0, false
+	}
+	counts := final.Count(s)
+	top := 0
+	for _, n := range counts.DomainCounts(i) {
+		top = max(top, n)
+	}
+	if top == 0 {
+		return 0, false
+	}
+	return top - counts.MinMatchNum(i), true
 }
 
 // skewText renders the outcome's skew for the table: "-" without a

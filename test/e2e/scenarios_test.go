@@ -33,6 +33,9 @@ func TestE2E(t *testing.T) {
 	t.Run("zone-spread-stock", func(t *testing.T) { zoneSpread(t, "zs-stock", stockCA, false) })
 	t.Run("min-domains", func(t *testing.T) { minDomains(t, "md-ss", spreadscaleCA, true) })
 	t.Run("min-domains-stock", func(t *testing.T) { minDomains(t, "md-stock", stockCA, false) })
+	// A hostname spread from a pool at 0 (hostname_pool_test.go).
+	t.Run("hostname-pool-spreadscale", func(t *testing.T) { hostnamePool(t, "hp-ss", spreadscaleCA, true) })
+	t.Run("hostname-pool-stock", func(t *testing.T) { hostnamePool(t, "hp-stock", stockCA, false) })
 	t.Run("unsatisfiable", unsatisfiable)
 	t.Run("redis-statefulsets", redisStatefulSets)
 	// Volumes (volumes_test.go): a replica whose pre-bound PV is in the
