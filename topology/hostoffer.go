@@ -74,4 +74,3 @@ func (c *Counts) WithdrawHostnameOffers(groups []*Group, canGrow func(*Group) bo
 		}
 	}
 }
-
