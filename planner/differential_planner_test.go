@@ -33,11 +33,13 @@ func engineDefaults(list []v1.TopologySpreadConstraint, o spreadtest.Owners) *to
 // TestDifferentialPlanner replays random scale-up plans through the real
 // plugin: every placement, in queue order, must pass PodTopologySpread's
 // Filter on the existing nodes plus the nodes planned so far, with the pods
-// placed before it bound. That is the planner's promise.
+// placed before it bound; and while a group the pod's hostname constraint
+// counts can still grow, no node holds more than maxSkew of its pods
+// (checkHostnameRule). That is the planner's promise.
 func TestDifferentialPlanner(t *testing.T) {
 	cfgs := spreadtest.SchedulerConfigs(t, engineDefaults)
 	n := *diffCases / 10
-	bad, placed, unplaced := 0, 0, 0
+	bad, placed, unplaced, ruled := 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		c := genPlannerCase(*diffSeed+int64(i), len(cfgs))
 		u, err := topology.NewUniverse(c.nodes, c.pods, c.groups, c.groupOf)
@@ -48,7 +50,10 @@ func TestDifferentialPlanner(t *testing.T) {
 		require.NoError(t, err, "seed %d: PlanScaleUp", c.seed)
 		placed += len(plan.Placements)
 		unplaced += len(plan.Unplaced)
-		if errs := checkPlan(t, cfgs[c.cfg].Real, c.nodes, c.pods, plan); len(errs) > 0 {
+		errs := checkPlan(t, cfgs[c.cfg].Real, c.nodes, c.pods, plan)
+		ruleErrs, checked := checkHostnameRule(c, cfgs[c.cfg].Defaults, plan)
+		errs, ruled = append(errs, ruleErrs...), ruled+checked
+		if len(errs) > 0 {
 			bad++
 			if bad <= 5 {
 				assert.Fail(t, fmt.Sprintf("seed %d (reproduce: go test ./planner/ -run 'TestDifferentialPlanner$' -seed=%d -cases=10): %s",
@@ -56,8 +61,9 @@ func TestDifferentialPlanner(t *testing.T) {
 			}
 		}
 	}
-	summary := fmt.Sprintf("planner differential: %d cases, %d with placements the scheduler rejects (%d placed, %d unplaced)",
-		n, bad, placed, unplaced)
+	summary := fmt.Sprintf("planner differential: %d cases, %d with placements the scheduler or the hostname rule rejects (%d placed, %d unplaced; %d placements under a new hostname offered at 0)",
+		n, bad, placed, unplaced, ruled)
+	require.Positive(t, ruled, "the generator must reach placements under a new hostname offered at 0")
 	t.Logf("%s", summary)
 	fmt.Printf("%s\n", summary)
 }
