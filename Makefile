@@ -12,9 +12,13 @@ PROVIDER ?=
 CA_TAGS := $(if $(PROVIDER),-tags $(PROVIDER),)
 LDFLAGS := -X main.version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
-# Differential cases for `make fuzz` (make test runs the seeded default).
+# Differential cases and fuzzing time for `make fuzz`; make test runs the
+# same steps at FUZZ_SMOKE_CASES and FUZZ_SMOKE_TIME, so a moved test or a
+# renamed flag fails CI.
 CASES ?= 100000
 FUZZTIME ?= 10m
+FUZZ_SMOKE_CASES ?= 300
+FUZZ_SMOKE_TIME ?= 5s
 
 .PHONY: all build test fuzz demo lint clean
 
@@ -27,11 +31,13 @@ build:
 ## test: formatting, vet, and every unit, differential and scenario test.
 test: lint
 	$(GO) test -timeout 30m ./...
+	$(MAKE) --no-print-directory fuzz CASES=$(FUZZ_SMOKE_CASES) FUZZTIME=$(FUZZ_SMOKE_TIME)
 
-## fuzz: the long differential runs (real scheduler plugin; exhaustive oracle of complete plans; generated multi-key spreads through whole CA loops), then the input-parser fuzzer.
+## fuzz: the long differential runs (real scheduler plugin; planner plans through it; exhaustive oracle of complete plans; generated multi-key spreads through whole CA loops), then the input-parser fuzzer.
 fuzz:
 	$(GO) test ./topology/ -run 'TestDifferential$$' -count=1 -v -args -cases=$(CASES)
-	$(GO) test ./topology/ -run 'TestCompletePlansOracle$$' -count=1 -v -timeout 60m -args -oracle-cases=$(CASES)
+	$(GO) test ./planner/ -run 'TestDifferentialPlanner$$' -count=1 -v -args -cases=$(CASES)
+	$(GO) test ./planner/ -run 'TestCompletePlansOracle$$' -count=1 -v -timeout 60m -args -oracle-cases=$(CASES)
 	$(GO) test ./test/sim/ -run 'TestGeneratedMultiKeySpreads$$' -count=1 -v -timeout 24h -args -multikey-cases=$(CASES)
 	$(GO) test ./test/sim/load/ -run '^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) -fuzzminimizetime=10x -parallel=2
 
