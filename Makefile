@@ -30,6 +30,9 @@ build:
 
 ## test: formatting, vet, and every unit, differential and scenario test.
 test: lint
+	@# The whole module graph's go.mod files, which TestReadmeUserModule's
+	@# offline build of a user's module reads (a fresh cache lacks some).
+	$(GO) list -m all > /dev/null
 	$(GO) test -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz CASES=$(FUZZ_SMOKE_CASES) FUZZTIME=$(FUZZ_SMOKE_TIME)
 
