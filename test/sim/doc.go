@@ -100,8 +100,10 @@
 // nothing and removed no node, while no node is upcoming, no instance is
 // still provisioning, no scale-up failed in it, no group is backed off, CA
 // counts no node as unneeded (planner.UnneededNodes) and no deletion is in
-// progress or waiting in the drain window. When no pod is pending, the
-// next loop runs only if scale-down could still act: with
+// progress or waiting in the drain window. When no pod is pending and no
+// instance is still provisioning (a node that registers later is in the
+// Result, idle or not), the next loop runs only if scale-down could still
+// act: with
 // --scale-down-enabled, a node is unneeded, a deletion is under way, or
 // CA's planner would count some node as unneeded on the cluster as it
 // stands (a throwaway planner.New over the loop's ScaleDownNodeProcessor

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
 )
@@ -138,4 +139,29 @@ func TestDefaultMaxLoops(t *testing.T) {
 	// 3 × (30s + 15s + 2 × 5s) / 5s = 33.
 	assert.Equal(t, 10+33, sim.DefaultMaxLoops(plain, sim.Config{ScanInterval: 5 * time.Second,
 		ScaleDownDelayAfterAdd: ptr(30 * time.Second), ScaleDownUnneededTime: ptr(15 * time.Second)}))
+}
+
+// Zones register 30 s apart (issue 37): three groups at 0, 4-CPU nodes, six
+// 1-CPU replicas over zones. spreadscale plans 2/2/2 in loop 1; zone a's
+// node registers first, alone, and kube-scheduler puts four replicas on it,
+// zone b's takes the other two, and every pod is bound while zone c's node
+// is still provisioning. The run goes on until that node registers: it is
+// in the result, idle (scale-down off here), as a cloud would leave it.
+func TestFaultStaggeredZonesEndOnlyWhenNothingIsInFlight(t *testing.T) {
+	zones := []zone{{name: "a", max: 5, milliCPU: 4000}, {name: "b", max: 5, milliCPU: 4000}, {name: "c", max: 5, milliCPU: 4000}}
+	s := buildScenario(zones, workload{app: "web", milliCPU: 1000, pending: 6, spread: 1, action: apiv1.DoNotSchedule})
+	for i := range s.NodeGroups {
+		s.NodeGroups[i].Provisioning = sim.Provisioning{Delay: time.Duration(30*(i+1)) * time.Second}
+	}
+	res := run(t, s, scaleUpOnly(sim.Config{Seed: scenarioSeed, Spreadscale: true}))
+	faultOutcome{
+		events: []string{
+			"1 10s: ng-a 0->1; ng-b 0->1; ng-c 0->1; bound 0",
+			"4 40s: upcoming ng-b 1, ng-c 1; bound 4",
+			"7 1m10s: upcoming ng-c 1; bound 2",
+		},
+		requested: 3, loops: 10, allBound: 70 * time.Second,
+		groups: map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 1},
+	}.check(t, res)
+	assert.Len(t, res.Nodes, 3, "zone c's node registered after the last binding, idle")
 }

@@ -20,8 +20,9 @@ import (
 )
 
 // run executes the loops and assembles the Result. Loop k runs at simEpoch
-// plus k times ScanInterval. With no pod pending the next loop runs only
-// when scale-down may still act (scaleDownMayAct). A quiet loop — nothing
+// plus k times ScanInterval. With no pod pending and no instance still
+// provisioning, the next loop runs only when scale-down may still act
+// (scaleDownMayAct). A quiet loop — nothing
 // scaled up, bound, removed or evicted — ends the run only when nothing can
 // still change without CA: no instance is provisioning, CA counted no
 // upcoming node, no scale-up failed in the loop, no group is backed off
@@ -36,7 +37,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	addSince(&r.timings.Scheduler, start)
 	stoppedByMaxLoops := false
 	for loop := 1; ; loop++ {
-		if len(r.pending) == 0 {
+		if len(r.pending) == 0 && len(r.launching) == 0 {
 			may, err := r.scaleDownMayAct()
 			if err != nil {
 				return nil, err
