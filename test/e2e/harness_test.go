@@ -311,6 +311,16 @@ func (s *scenario) waitRunning(selector string, want int, timeout time.Duration)
 	return true
 }
 
+// waitTimeout is how long a scenario waits for its pods to run: the
+// -timeout flag, but at most 3 minutes for an outcome only reported
+// (check false): stock CA may never place them.
+func waitTimeout(check bool) time.Duration {
+	if !check && *timeoutFlag > 3*time.Minute {
+		return 3 * time.Minute
+	}
+	return *timeoutFlag
+}
+
 // settle waits a few CA loops so that any further scale-up would show.
 func (s *scenario) settle() { time.Sleep(4 * s.scanEvery()) }
 

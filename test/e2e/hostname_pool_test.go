@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,10 +36,7 @@ func hostnamePool(t *testing.T, id string, a autoscaler, check bool) {
 		map[string]string{scenarioLabel: id})))
 	s.startWhenPending("app=pool", 3)
 
-	timeout := *timeoutFlag
-	if !check && timeout > 3*time.Minute {
-		timeout = 3 * time.Minute
-	}
+	timeout := waitTimeout(check)
 	ran := s.waitRunning("app=pool", 3, timeout)
 	s.settle()
 	s.record("app=pool")

@@ -120,11 +120,7 @@ func zoneSpread(t *testing.T, id string, a autoscaler, check bool) {
 		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil)}, nil, nil)))
 	s.startWhenPending("app=web", 6)
 
-	timeout := *timeoutFlag
-	if !check && timeout > 3*time.Minute {
-		// Stock CA may never open zone-c; do not wait for long.
-		timeout = 3 * time.Minute
-	}
+	timeout := waitTimeout(check)
 	ran := s.waitRunning("app=web", 6, timeout)
 	s.settle()
 	s.record("app=web")

@@ -154,10 +154,7 @@ func stockoutScenario(t *testing.T, id string, a autoscaler, check bool) {
 		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil)}, nil, nil)))
 	s.startWhenPending("app=so", 6)
 
-	timeout := *timeoutFlag
-	if !check && timeout > 3*time.Minute {
-		timeout = 3 * time.Minute
-	}
+	timeout := waitTimeout(check)
 	ran := s.waitRunning("app=so", 6, timeout)
 	s.settle()
 	s.record("app=so")
