@@ -37,7 +37,7 @@ type classShares struct {
 	suspended bool
 	// n is the number of pods the shares were planned for; offered is set
 	// when a group offered the class's hostname constraints a new node
-	// then (see sharesAfterOffers).
+	// then (see afterOffers).
 	n       int
 	offered bool
 }

@@ -237,7 +237,8 @@ func (c *Counts) AddPod(p *v1.Pod, n *Node) {
 }
 
 // MinRaises is the number of times a global minimum of part's constraints
-// rose. Nothing else can turn a rejection by those constraints into an
+// rose, a withdrawn new-hostname offer included (WithdrawHostnameOffers).
+// Nothing else can turn a rejection by those constraints into an
 // admission: counts only grow, and a new domain counts 0, which never
 // raises a minimum (nor does reaching minDomains with it). A cache of
 // rejections by part stays valid while MinRaises(part) is unchanged.

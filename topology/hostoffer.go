@@ -20,9 +20,9 @@ func OffersNewHostname(s *Spread, con *Constraint, g *Group) bool {
 }
 
 // offerHostnames marks the hostname constraints of c that a group of u
-// offers a new node to (OffersNewHostname). The groups' sizes are those
-// of the universe: the offer is fixed for the loop, as the universe is.
-// A removed node (CountAfterRemoval) leaves room in its group, which may
+// offers a new node to (OffersNewHostname), at the universe's group
+// sizes; a plan that grows the groups ends the offer with
+// WithdrawHostnameOffers. A removed node (CountAfterRemoval) leaves room in its group, which may
 // add it back: when the constraint counted it, its hostname is offered.
 func (u *Universe) offerHostnames(c *Counts, removed map[string]bool) {
 	s := c.spread
