@@ -22,7 +22,11 @@
 // scaling a group. The planner (planner.PlanScaleUp) uses the planning view
 // to decide where to open nodes, and checks every placement it makes in the
 // scheduler view that will hold once those nodes exist: a zero-size domain
-// counts only after the plan gives it a node.
+// counts only after the plan gives it a node. One rule of the planning view
+// reaches into the counts: under a hard hostname constraint, the next node
+// of a group that can still grow is a hostname domain at count 0, so the
+// constraint's global minimum is 0 while one is offered (HostnameMinMatch);
+// a Universe without groups counts exactly as the plugin does.
 //
 // # Rules mirrored from the scheduler
 //
