@@ -52,7 +52,7 @@ func (b *Blocked) Message() string {
 	}
 	when := "while the node drains (still there, tainted ToBeDeletedByClusterAutoscaler)"
 	if b.View == DomainUniverse {
-		when = "once the node is gone (a node group template keeps its domain)"
+		when = "once the node is gone (a node group template keeps its domain, or its group may add a node back, a new hostname at 0)"
 	}
 	return fmt.Sprintf("spreadscale keeps node %s: removing it%s would evict pod %s/%s, which kube-scheduler could not place again %s: %s",
 		b.Node.Name, with, b.Pod.Namespace, b.Pod.Name, when, b.Detail)

@@ -157,7 +157,7 @@ func TestCandidates(t *testing.T) {
 	}{
 		{"#9287: hostname spread, default nodeTaintsPolicy, the draining node counts", threeHosts(nil), "n3", DrainTime},
 		{"hostname spread, nodeTaintsPolicy Ignore written out", threeHosts(ignore), "n3", DrainTime},
-		{"hostname spread, nodeTaintsPolicy Honor: the draining node does not count", threeHosts(honor), "n3", ""},
+		{"hostname spread, nodeTaintsPolicy Honor: the draining node does not count, but its group may add it back at 0", threeHosts(honor), "n3", DomainUniverse},
 		{"zone collapse, default policy: zone c counts while c1 drains", collapse(nil, node("t-c", "c")), "c1", DrainTime},
 		{"zone collapse, Honor: zone c's template keeps the domain", collapse(honor, node("t-c", "c")), "c1", DomainUniverse},
 		{"zone collapse, Honor, no template in zone c: the domain is gone for good", collapse(honor, nil), "c1", ""},

@@ -3,6 +3,7 @@ package scaledown
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -49,10 +50,27 @@ func (g *Guard) newView(ctx *context.AutoscalingContext) (*clusterView, error) {
 			pods = append(pods, pi.Pod)
 		}
 	}
-	if v.universe, err = topology.NewUniverse(v.nodes, pods, g.templates.groups(), nil); err != nil {
+	if v.universe, err = topology.NewUniverse(v.nodes, pods, g.templates.groups(), nodeGroupsOf(ctx, v.nodes)); err != nil {
 		return nil, fmt.Errorf("domain universe: %v", err)
 	}
 	return v, nil
+}
+
+// nodeGroupsOf maps each node of a node group to the group's id, as CA's
+// cloud provider tells; nil without a provider.
+func nodeGroupsOf(ctx *context.AutoscalingContext, nodes []*apiv1.Node) map[string]string {
+	if ctx.CloudProvider == nil {
+		return nil
+	}
+	out := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		ng, err := ctx.CloudProvider.NodeGroupForNode(n)
+		if err != nil || ng == nil || reflect.ValueOf(ng).IsNil() {
+			continue
+		}
+		out[n.Name] = ng.Id()
+	}
+	return out
 }
 
 func registeredNodes(ctx *context.AutoscalingContext, infos []*framework.NodeInfo) (map[string]bool, error) {

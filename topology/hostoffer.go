@@ -22,8 +22,8 @@ func OffersNewHostname(s *Spread, con *Constraint, g *Group) bool {
 // offerHostnames marks the hostname constraints of c that a group of u
 // offers a new node to (OffersNewHostname), at the universe's group
 // sizes; a plan that grows the groups ends the offer with
-// WithdrawHostnameOffers. A removed node (CountAfterRemoval) leaves room in its group, which may
-// add it back: when the constraint counted it, its hostname is offered.
+// WithdrawHostnameOffers. A removed node (CountAfterRemoval) leaves room
+// in its group, which may add it back (regrows).
 func (u *Universe) offerHostnames(c *Counts, removed map[string]bool) {
 	s := c.spread
 	for i := range s.Hard {
@@ -38,12 +38,25 @@ func (u *Universe) offerHostnames(c *Counts, removed map[string]bool) {
 			}
 		}
 		for name := range removed {
-			if n := u.byName[name]; n != nil && hasAllKeys(n.Node, s.Hard) && s.Includes(n.Node, con) {
+			if n := u.byName[name]; n != nil && u.regrows(s, con, n) {
 				c.per[i].offered = true
 				break
 			}
 		}
 	}
+}
+
+// regrows reports whether the node the group of removed node n would add
+// back is counted for con: the group's template when the universe knows
+// n's group, n itself otherwise. A template carries none of the taints CA
+// puts on a node it removes, which nodeTaintsPolicy Honor would read.
+func (u *Universe) regrows(s *Spread, con *Constraint, n *Node) bool {
+	for _, g := range u.Groups {
+		if n.Group != "" && g.Name == n.Group && g.Template != nil {
+			return hasKeysButHostname(g.Template, s.Hard) && s.Includes(g.Template, con)
+		}
+	}
+	return hasAllKeys(n.Node, s.Hard) && s.Includes(n.Node, con)
 }
 
 // WithdrawHostnameOffers ends the offer of each hostname constraint of c

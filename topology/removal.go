@@ -52,12 +52,19 @@ func (u *Universe) CountAfterRemoval(s *Spread, removed map[string]bool) *Counts
 // KeepsDomain reports whether CountAfterRemoval keeps a domain for s that
 // the scheduler view after the removal lacks: a removed node was the last
 // counted node of its value for a non-hostname hard constraint, and a
-// template carries that value. Without one, the domain universe after the
-// removal is the scheduler view without the removed nodes.
+// template carries that value; or a removed node's group may add back a
+// node a hard hostname constraint counts, a hostname at 0 (regrows).
+// Without one, the domain universe after the removal is the scheduler
+// view without the removed nodes.
 func (u *Universe) KeepsDomain(s *Spread, removed map[string]bool) bool {
 	for i := range s.Hard {
 		con := &s.Hard[i]
 		if con.TopologyKey == v1.LabelHostname {
+			for name := range removed {
+				if n := u.byName[name]; n != nil && u.regrows(s, con, n) {
+					return true
+				}
+			}
 			continue
 		}
 		lost := map[string]bool{}

@@ -149,28 +149,42 @@ func zoneSpreadscale(t *testing.T) {
 // honorCase: the hostname spread of hostnameCase with nodeTaintsPolicy
 // Honor: kube-scheduler skips the draining node (tainted
 // ToBeDeletedByClusterAutoscaler), so the evicted replica fits on the other
-// nodes, and removing nodes down to one is safe.
-func honorCase(id string) scaleDownCase {
-	c := hostnameCase(id, window{})
+// nodes and no replica is ever unschedulable; removing nodes down to one
+// stacks the replicas.
+func honorCase(id string, win window) scaleDownCase {
+	c := hostnameCase(id, win)
 	c.title = "scale-down hostname spread, nodeTaintsPolicy Honor"
 	c.spread.NodeTaintsPolicy = ptr.To(corev1.NodeInclusionPolicyHonor)
-	c.win = window{max: maxWindow, done: func(_ *scenario, st *scaleDownStats, elapsed float64) bool {
-		return len(st.Removed) >= 2 && elapsed-st.Removed[len(st.Removed)-1].deleted >= settleAfter.Seconds()
-	}}
 	return c
 }
 
-// honorScenario proves that the guard leaves safe removals alone: stock CA
-// and spreadscale alike remove two of the three nodes (every replica ends on
-// the last one), add none, no replica is ever unschedulable, and the guard
-// reports no node.
-func honorScenario(t *testing.T, id string, a autoscaler) {
-	s, st := runScaleDown(t, honorCase(id), a)
+// honorStock: stock CA removes two of the three nodes (every replica ends
+// on the last one), adds none, and no replica is ever unschedulable.
+func honorStock(t *testing.T) {
+	win := window{max: maxWindow, done: func(_ *scenario, st *scaleDownStats, elapsed float64) bool {
+		return len(st.Removed) >= 2 && elapsed-st.Removed[len(st.Removed)-1].deleted >= settleAfter.Seconds()
+	}}
+	s, st := runScaleDown(t, honorCase("sdt-st", win), stockCA)
 	assert.Len(t, names(st.Removed), 2, "nodes removed")
 	assert.Empty(t, names(st.Added), "nodes added")
 	assert.Zero(t, st.PendingSamples, "samples with an unschedulable pod (pods %v)", st.PendingPods)
 	assert.Equal(t, map[string]int{"zone-a": 1}, s.row.NodesPerGroup, "nodes at the end")
-	// The last node stays because nothing has room for its replicas, not
-	// because of the spread: CA's business, no blocked-node event.
-	assert.Empty(t, st.BlockedEvents, "blocked-node events: %v", st.EventMessages)
+}
+
+// honorSpreadscale: the guard keeps one replica per node (issue 39). A
+// removed node's group may add it back, a hostname at 0, so a replica moved
+// beside another would exceed maxSkew: over the window spreadscale removes
+// nothing, adds nothing, and every node carries a ScaleDownBlockedBySpread
+// event naming the hostname constraint and the new node at 0.
+func honorSpreadscale(t *testing.T) {
+	s, st := runScaleDown(t, honorCase("sdt-ss", window{min: hostnameWindow, max: hostnameWindow}), spreadscaleCA)
+	assertQuiet(t, st)
+	for i := 0; i < 3; i++ {
+		node := s.initialNode(nodeRef{"zone-a", i})
+		if assert.Positive(t, st.BlockedEvents[node], "no %s event on %s; events per node %v", blockedEventReason, node, st.BlockedEvents) {
+			for _, want := range []string{s.ns + "/sd-", corev1.LabelHostname, "a new node a node group can still add"} {
+				assert.Contains(t, st.EventMessages[node], want, "event message on %s", node)
+			}
+		}
+	}
 }

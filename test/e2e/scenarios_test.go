@@ -58,8 +58,8 @@ func TestE2E(t *testing.T) {
 	t.Run("scale-down-hostname-spreadscale", hostnameSpreadscale)
 	t.Run("scale-down-zone-stock", zoneStock)
 	t.Run("scale-down-zone-spreadscale", zoneSpreadscale)
-	t.Run("scale-down-honor-stock", func(t *testing.T) { honorScenario(t, "sdt-st", stockCA) })
-	t.Run("scale-down-honor-spreadscale", func(t *testing.T) { honorScenario(t, "sdt-ss", spreadscaleCA) })
+	t.Run("scale-down-honor-stock", honorStock)
+	t.Run("scale-down-honor-spreadscale", honorSpreadscale)
 }
 
 func podTemplate(labels map[string]string, cpu string, spread []corev1.TopologySpreadConstraint, affinity *corev1.Affinity, nodeSelector map[string]string) corev1.PodTemplateSpec {
