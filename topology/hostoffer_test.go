@@ -92,3 +92,42 @@ func TestWithdrawnOfferRaisesTheMinimum(t *testing.T) {
 	assert.Greater(t, counts.MinRaises(topology.PerNodeConstraints), raises)
 	assert.Greater(t, counts.Version(), version)
 }
+
+// TestRemovedNodeRegrowsFromItsTemplate: under nodeTaintsPolicy Honor, the
+// node CA removes carries its ToBeDeleted taint, which the constraint would
+// read; the node its group adds back is its template's, untainted. With
+// the node's group known, the removal offers a hostname at 0; without it,
+// the tainted node itself decides, and offers none.
+func TestRemovedNodeRegrowsFromItsTemplate(t *testing.T) {
+	toBeDeleted := v1.Taint{Key: "ToBeDeletedByClusterAutoscaler", Effect: v1.TaintEffectNoSchedule}
+	nodes := []*v1.Node{
+		spreadtest.MakeNode().Name("web-1").Zone("zone-a").Obj(),
+		spreadtest.MakeNode().Name("web-2").Zone("zone-a").Obj(),
+		spreadtest.MakeNode().Name("web-3").Zone("zone-a").Taints(toBeDeleted).Obj(),
+	}
+	var pods []*v1.Pod
+	for _, n := range nodes {
+		pods = append(pods, spreadtest.RunningPods(n.Name, 1, spreadtest.WebLabels())...)
+	}
+	group := &topology.Group{Name: "web", Template: spreadtest.MakeNode().Name("web-template").Zone("zone-a").Obj(), Size: 3, Max: 3}
+	pod := spreadtest.MakePod().Name("web-new").Labels(spreadtest.WebLabels()).
+		Spread(spreadtest.MakeSpread(v1.LabelHostname, 1).App("web").NodeTaintsPolicy(v1.NodeInclusionPolicyHonor).Obj()).Obj()
+	spread, err := topology.NewSpread(pod, nil)
+	require.NoError(t, err)
+	removed := map[string]bool{"web-3": true}
+	for _, tc := range []struct {
+		name    string
+		groupOf map[string]string
+		offered bool
+	}{
+		{name: "the node's group is known", groupOf: map[string]string{"web-1": "web", "web-2": "web", "web-3": "web"}, offered: true},
+		{name: "the node's group is unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := topology.NewUniverse(nodes, pods, []*topology.Group{group}, tc.groupOf)
+			require.NoError(t, err)
+			assert.Equal(t, tc.offered, u.CountAfterRemoval(spread, removed).HostnameOffered(0), "offered")
+			assert.Equal(t, tc.offered, u.KeepsDomain(spread, removed), "KeepsDomain")
+		})
+	}
+}

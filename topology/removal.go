@@ -23,12 +23,13 @@ import (
 // over it, so a removal may not collapse it.
 //
 // Hostname domains are never kept by value: every new node is a hostname
-// domain of its own. A removed node the hostname constraint counted leaves
-// room in its group, which offers a new hostname at count 0 instead
-// (HostnameMinMatch), so a removal may not stack replicas one per node. Domains no
-// node realized before the removal are not added: a group that has been at
-// zero all along does not make the current spread a violation (the
-// scheduler does not count it either).
+// domain of its own. A removed node leaves room in its group, which offers
+// a new hostname at count 0 instead (HostnameMinMatch) when the hostname
+// constraint would count the node the group adds back (regrows): replicas
+// spread one per node stay one per node. Domains no node realized before
+// the removal are not added: a group that has been at zero all along does
+// not make the current spread a violation (the scheduler does not count it
+// either).
 func (u *Universe) CountAfterRemoval(s *Spread, removed map[string]bool) *Counts {
 	c := u.count(s, removed)
 	for i := range s.Hard {
