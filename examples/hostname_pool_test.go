@@ -53,10 +53,10 @@ func TestHostnamePoolFromZero(t *testing.T) {
 
 // The pool with its replicas already bound one per node (three nodes of
 // batch-b, below its max) and short scale-down timers: each node is a
-// quarter used, below the threshold. Stock CA removes a node (its
-// replica then pends and CA adds a node back, #9287's flapping);
-// spreadscale's guard keeps the three, since a
-// removal leaves the group room for a node at 0 replicas (1/1/1 stays).
+// quarter used, below the threshold. Stock CA removes a node (its replica
+// then pends and CA adds a node back, #9287's flapping); spreadscale's
+// guard keeps the three, since a removal leaves the group room for a node
+// at 0 replicas (1/1/1 stays).
 func TestHostnamePoolKeepsOneReplicaPerNode(t *testing.T) {
 	s, err := load.Files("hostname-pool-from-zero.yaml")
 	require.NoError(t, err)
