@@ -51,8 +51,8 @@ func (o *options) durationProblems() []error {
 func loopBudget(s sim.Scenario, o *options, cfg sim.Config) (int, []string) {
 	var problems []string
 	for _, g := range s.NodeGroups {
-		if d := g.Provisioning.Delay; d > maxSimulatedTime {
-			problems = append(problems, fmt.Sprintf("NodeGroup %s: spec.provisioning.delay: %v must be at most %v (the simulated time a run may span)", g.Name, d, maxSimulatedTime))
+		if d := g.Provisioning.Span(); d > maxSimulatedTime {
+			problems = append(problems, fmt.Sprintf("NodeGroup %s: spec.provisioning: delay, jitter and readyDelay (%v) must add up to at most %v (the simulated time a run may span)", g.Name, d, maxSimulatedTime))
 		}
 	}
 	if len(problems) > 0 {
@@ -78,9 +78,9 @@ func loopBudget(s sim.Scenario, o *options, cfg sim.Config) (int, []string) {
 func loopDrivers(s sim.Scenario, o *options) []string {
 	var out []string
 	groups := slices.Clone(s.NodeGroups)
-	slices.SortStableFunc(groups, func(a, b sim.NodeGroup) int { return cmp.Compare(b.Provisioning.Delay, a.Provisioning.Delay) })
-	if len(groups) > 0 && groups[0].Provisioning.Delay > 0 {
-		out = append(out, fmt.Sprintf("NodeGroup %s spec.provisioning.delay %v", groups[0].Name, groups[0].Provisioning.Delay))
+	slices.SortStableFunc(groups, func(a, b sim.NodeGroup) int { return cmp.Compare(b.Provisioning.Span(), a.Provisioning.Span()) })
+	if len(groups) > 0 && groups[0].Provisioning.Span() > 0 {
+		out = append(out, fmt.Sprintf("NodeGroup %s spec.provisioning %v", groups[0].Name, provisioningSpan(groups[0].Provisioning)))
 	}
 	for _, g := range s.NodeGroups {
 		if g.Provisioning.NeverRegisters {
@@ -95,4 +95,19 @@ func loopDrivers(s sim.Scenario, o *options) []string {
 		out = append(out, "10 loops")
 	}
 	return out
+}
+
+// provisioningSpan names the provisioning durations of p that are set, as
+// "delay 90s" or "delay 30s + jitter 10s + readyDelay 20s".
+func provisioningSpan(p sim.Provisioning) string {
+	var parts []string
+	for _, d := range []struct {
+		field string
+		value time.Duration
+	}{{"delay", p.Delay}, {"jitter", p.Jitter}, {"readyDelay", p.ReadyDelay}} {
+		if d.value > 0 {
+			parts = append(parts, fmt.Sprintf("%s %v", d.field, d.value))
+		}
+	}
+	return strings.Join(parts, " + ")
 }

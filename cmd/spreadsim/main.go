@@ -78,6 +78,7 @@ type options struct {
 	output        string
 	verbose       bool
 	scaleDown     scaleDownFlags
+	arrival       arrivalFlags
 }
 
 // scaleDownFlags are cluster-autoscaler's scale-down flags of both runs.
@@ -179,6 +180,8 @@ func (o *options) config(spreadscale bool, expander string) sim.Config {
 		ScanInterval:                  o.scanInterval,
 		MaxNodeProvisionTime:          o.provisionTime,
 		ParallelScaleUp:               o.parallel,
+		ArrivalTaint:                  o.arrival.taint,
+		ArrivalHold:                   o.arrival.hold,
 		ScaleDownEnabled:              &o.scaleDown.enabled,
 		ScaleDownUnneededTime:         &o.scaleDown.unneededTime,
 		ScaleDownDelayAfterAdd:        &o.scaleDown.delayAfterAdd,
@@ -249,6 +252,7 @@ func (o *options) define(fs *flag.FlagSet) {
 	fs.DurationVar(&o.scaleDown.unneededTime, "scale-down-unneeded-time", 10*time.Minute, "cluster-autoscaler's --scale-down-unneeded-time: how long a node must be unneeded before it is removed")
 	fs.DurationVar(&o.scaleDown.delayAfterAdd, "scale-down-delay-after-add", 10*time.Minute, "cluster-autoscaler's --scale-down-delay-after-add: scale-down cooldown after a scale-up")
 	fs.Float64Var(&o.scaleDown.threshold, "scale-down-utilization-threshold", 0.5, "cluster-autoscaler's --scale-down-utilization-threshold: a node whose CPU and memory requests are both below this share of its allocatable may be removed")
+	o.arrival.define(fs)
 	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
 	fs.BoolVar(&o.verbose, "v", false, "print cluster-autoscaler's and the scheduler's logs to standard error")
 }
@@ -286,6 +290,7 @@ func (o *options) problems() []error {
 		errs = append(errs, fmt.Errorf("--scale-down-utilization-threshold %v: must be between 0 and 1", u))
 	}
 	errs = append(errs, o.durationProblems()...)
+	errs = append(errs, o.arrival.problems()...)
 	if err := checkExpanders("--expander", o.expander, true); err != nil {
 		errs = append(errs, err)
 	}

@@ -122,6 +122,9 @@ type Placement struct {
 	Node      string `json:"node"`
 	NodeGroup string `json:"nodeGroup"`
 	Loop      int    `json:"loop"`
+	// BoundAt is the simulated time of the binding: the loop's time, or
+	// the time a node arrived between two loops.
+	BoundAt string `json:"boundAt"`
 }
 
 // Preemption is one preemption by kube-scheduler's DefaultPreemption: the
@@ -187,7 +190,7 @@ func toResult(s sim.Scenario, res *sim.Result) *Result {
 		out.NodeGroups = append(out.NodeGroups, GroupSize{Name: g.Name, From: g.From, To: g.To})
 	}
 	for _, p := range res.Pods {
-		out.Pods = append(out.Pods, Placement{Namespace: p.Namespace, Name: p.Name, Node: p.Node, NodeGroup: p.NodeGroup, Loop: p.Loop})
+		out.Pods = append(out.Pods, Placement{Namespace: p.Namespace, Name: p.Name, Node: p.Node, NodeGroup: p.NodeGroup, Loop: p.Loop, BoundAt: p.At.String()})
 	}
 	for _, p := range res.Unschedulable {
 		out.Unschedulable = append(out.Unschedulable, Pending{Namespace: p.Namespace, Name: p.Name, Reason: p.Reason})

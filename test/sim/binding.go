@@ -61,7 +61,7 @@ func (r *runner) schedulePending(ctx context.Context, loop int, res *Result) (in
 			if err := r.sched.bind(ctx, p); err != nil {
 				return 0, err
 			}
-			res.Pods = append(res.Pods, Placement{Namespace: p.Namespace, Name: p.Name, Node: node, NodeGroup: r.nodeGroupOf[node], Loop: loop})
+			res.Pods = append(res.Pods, Placement{Namespace: p.Namespace, Name: p.Name, Node: node, NodeGroup: r.nodeGroupOf[node], Loop: loop, At: r.clock.Now().Sub(simEpoch)})
 			boundThisPass++
 		}
 		r.pending = still

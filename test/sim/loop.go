@@ -17,6 +17,7 @@ import (
 	caframework "k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 )
 
 // run executes the loops and assembles the Result. Loop k runs at simEpoch
@@ -37,7 +38,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	addSince(&r.timings.Scheduler, start)
 	stoppedByMaxLoops := false
 	for loop := 1; ; loop++ {
-		if len(r.pending) == 0 && len(r.launching) == 0 {
+		if len(r.pending) == 0 && !r.arriving() {
 			may, err := r.scaleDownMayAct()
 			if err != nil {
 				return nil, err
@@ -90,6 +91,8 @@ func (r *runner) runLoop(ctx context.Context, loop int, res *Result) (Loop, bool
 	if err := r.api.copyNodesBack(r.nodes); err != nil {
 		return Loop{}, false, fmt.Errorf("sim: loop %d: %w", loop, err)
 	}
+	r.recordFailures(now, l.FailedScaleUps)
+	r.releaseHeld(now)
 	var err error
 	start = time.Now()
 	preemptions := len(r.preemptions)
@@ -98,6 +101,13 @@ func (r *runner) runLoop(ctx context.Context, loop int, res *Result) (Loop, bool
 	}
 	addSince(&r.timings.Scheduler, start)
 	removed := r.deleteDueNodes(loop, now)
+	start = time.Now()
+	arrived, err := r.arrive(ctx, loop, now, now.Add(r.cfg.ScanInterval), res)
+	if err != nil {
+		return Loop{}, false, fmt.Errorf("sim: loop %d: %w", loop, err)
+	}
+	addSince(&r.timings.Scheduler, start)
+	l.BoundPods += arrived
 	changed := len(l.ScaleUps) > 0 || l.BoundPods > 0 || len(l.ScaleDowns) > 0 || len(l.EvictedPods) > 0 || len(removed) > 0 ||
 		len(r.preemptions) > preemptions
 	return l, changed, nil
@@ -128,14 +138,16 @@ func (r *runner) fillResult(res *Result, stoppedByMaxLoops bool) {
 		res.BoundPods = append(res.BoundPods, p.DeepCopy())
 	}
 	res.PersistentVolumes = r.volumes.list()
+	res.Holds = r.finalHolds()
+	res.AtRisk = slices.Clone(r.atRisk)
 	res.Preemptions = slices.Clone(r.preemptions)
 }
 
 // waiting reports whether a loop l that neither scaled nor bound anything
-// may still be followed by a change: instances are provisioning, CA counted
+// may still be followed by a change: a node is still arriving, CA counted
 // upcoming nodes, a scale-up failed, or a group is backed off.
 func (r *runner) waiting(l Loop) bool {
-	return len(r.launching) > 0 || len(l.UpcomingNodes) > 0 || len(l.FailedScaleUps) > 0 || r.backedOff()
+	return r.arriving() || len(l.UpcomingNodes) > 0 || len(l.FailedScaleUps) > 0 || r.backedOff()
 }
 
 // scaleDownPending reports whether CA's scale-down may still remove a node
@@ -178,7 +190,10 @@ func (r *runner) autoscale(ctx context.Context, loop int, l *Loop) error {
 		}
 	}
 	as := r.actuator.CheckStatus()
-	nodes := deepCopyAll(r.nodes)
+	// RunOnce's obtainNodeLists: a node with a startup taint counts as not
+	// ready, so CA counts it as upcoming rather than as room.
+	all := deepCopyAll(r.nodes)
+	nodes, _ := taints.FilterOutNodesWithStartupTaints(r.taintConfig, all, readyOnly(all))
 	r.refreshListers()
 	if err := r.actx.ClusterSnapshot.SetClusterState(nodes, deepCopyAll(r.nonExpendable(r.bound)), nil); err != nil {
 		return fmt.Errorf("sim: loop %d: CA cluster snapshot: %w", loop, err)
@@ -249,6 +264,9 @@ func (r *runner) autoscaleRest(ctx context.Context, loop int, l *Loop, nodes []*
 	for _, u := range up.scaleUps {
 		r.launch(u.NodeGroup, u.To-u.From, now)
 	}
+	if up.status != nil {
+		r.recordPlan(now, up.scaleUps, up.status.PodsTriggeredScaleUp)
+	}
 	r.registerDue(now)
 	if err := r.runDaemonSets(ctx); err != nil {
 		return fmt.Errorf("sim: loop %d: %w", loop, err)
@@ -314,12 +332,7 @@ type scaleUpOutcome struct {
 // increases ScaleUp executed (from the groups' target sizes), its status
 // and its error.
 func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*caframework.NodeInfo, upcoming map[string]int) (scaleUpOutcome, error) {
-	var readyNodes []*apiv1.Node
-	for _, n := range nodes {
-		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready && !n.Spec.Unschedulable {
-			readyNodes = append(readyNodes, n)
-		}
-	}
+	readyNodes := slices.DeleteFunc(readyOnly(nodes), func(n *apiv1.Node) bool { return n.Spec.Unschedulable })
 	start := time.Now()
 	toHelp, err := r.procs.PodListProcessor.Process(r.actx, deepCopyAll(caUnschedulable(r.pending)))
 	addSince(&r.timings.PodListProcessor, start)
@@ -371,6 +384,18 @@ func (r *runner) scaleUp(loop int, nodes []*apiv1.Node, nodeInfos map[string]*ca
 		}
 	}
 	return scaleUpOutcome{scaleUps: scaleUps, status: st, err: aerr}, nil
+}
+
+// readyOnly is the nodes of nodes whose Ready condition is True, as CA's
+// ready node lister lists them.
+func readyOnly(nodes []*apiv1.Node) []*apiv1.Node {
+	var out []*apiv1.Node
+	for _, n := range nodes {
+		if nr, err := kube_util.GetNodeReadiness(n); err == nil && nr.Ready {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // setReasons sets CA's reason for every pod of pods.

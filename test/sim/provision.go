@@ -25,9 +25,9 @@ import (
 // cluster yet.
 type instance struct {
 	name, group string
-	// readyAt is when the node registers, Ready; zero for an instance
-	// that never registers.
-	readyAt time.Time
+	// registerAt is when the node registers; zero for an instance that
+	// never registers.
+	registerAt time.Time
 }
 
 // onScaleUp is the test cloud provider's IncreaseSize callback. For a group
@@ -69,29 +69,53 @@ func (r *runner) onScaleDown(_ string, name string) error {
 
 // launch creates the instances of a scale-up of group by n nodes at now:
 // they exist on the cloud provider at once (CA sees them as unregistered
-// nodes) and register after the group's Provisioning.Delay, or never.
+// nodes) and each registers after the group's Provisioning.Delay plus its
+// own draw of Jitter, or never.
 func (r *runner) launch(group string, n int, now time.Time) {
 	p := r.groups[group].Provisioning
 	for range n {
 		in := instance{name: r.namer.name(group), group: group}
 		if !p.NeverRegisters {
-			in.readyAt = now.Add(p.Delay)
+			in.registerAt = now.Add(p.Delay + r.jitter(p.Jitter))
 		}
 		r.provider.AddNode(group, &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.name}})
 		r.launching = append(r.launching, in)
 	}
 }
 
-// registerDue registers, in launch order, every instance whose readyAt is
-// not after now as a Ready node of its group, created and Ready at readyAt.
+// jitter draws a duration uniformly from [0, max] from the run's arrival
+// source; it draws nothing when max is 0, so that runs without jitter
+// consume no numbers.
+func (r *runner) jitter(max time.Duration) time.Duration {
+	if max <= 0 {
+		return 0
+	}
+	return time.Duration(r.arrivalRng.Int64N(int64(max) + 1))
+}
+
+// registerDue registers, in registration order (launch order among equal
+// times), every instance whose registerAt is not after now as a node of its
+// group created at registerAt: Ready at once when the group's ReadyDelay is
+// 0, otherwise not Ready and tainted as the node lifecycle controller
+// taints it until ReadyDelay has passed (see readyDue).
 func (r *runner) registerDue(now time.Time) {
-	var still []instance
+	var due, still []instance
 	for _, in := range r.launching {
-		if in.readyAt.IsZero() || in.readyAt.After(now) {
+		if in.registerAt.IsZero() || in.registerAt.After(now) {
 			still = append(still, in)
 			continue
 		}
-		n := nodeFromTemplate(r.groups[in.group], in.name, in.readyAt, true)
+		due = append(due, in)
+	}
+	slices.SortStableFunc(due, func(a, b instance) int { return a.registerAt.Compare(b.registerAt) })
+	for _, in := range due {
+		g := r.groups[in.group]
+		n := nodeFromTemplate(g, in.name, in.registerAt, true)
+		r.withoutArrivalTaint(n)
+		if d := g.Provisioning.ReadyDelay; d > 0 {
+			markNotReady(n, in.registerAt)
+			r.starting = append(r.starting, startingNode{name: n.Name, readyAt: in.registerAt.Add(d)})
+		}
 		r.nodes = append(r.nodes, n)
 		r.nodeGroupOf[n.Name] = in.group
 	}

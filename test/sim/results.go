@@ -58,21 +58,18 @@ func (r *Result) FailedScaleUps() []FailedScaleUp {
 	return out
 }
 
-// AllBoundAt returns the simulated time of the loop after which the last
-// initially pending pod got bound (0 when all fit before the first loop),
-// and false when some pod is still pending.
+// AllBoundAt returns the simulated time at which the last initially
+// pending pod got bound (0 when all fit before the first loop), and false
+// when some pod is still pending.
 func (r *Result) AllBoundAt() (time.Duration, bool) {
 	if len(r.Unschedulable) > 0 {
 		return 0, false
 	}
-	last := 0
+	var last time.Duration
 	for _, p := range r.Pods {
-		last = max(last, p.Loop)
+		last = max(last, p.At)
 	}
-	if last == 0 || last > len(r.Loops) {
-		return 0, true
-	}
-	return r.Loops[last-1].Time, true
+	return last, true
 }
 
 // Removals is the number of nodes whose deletion CA started over the Run.
@@ -158,7 +155,7 @@ func DefaultMaxLoops(s Scenario, cfg Config) int {
 	var span time.Duration
 	faulty, never := false, false
 	for _, g := range s.NodeGroups {
-		span = max(span, g.Provisioning.Delay)
+		span = max(span, g.Provisioning.Span())
 		faulty = faulty || g.Provisioning.Error != "" || g.Provisioning.NeverRegisters
 		never = never || g.Provisioning.NeverRegisters
 	}

@@ -41,6 +41,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	"k8s.io/autoscaler/cluster-autoscaler/utils/units"
 
+	"github.com/spreadscale/spreadscale/arrival"
 	"github.com/spreadscale/spreadscale/plan"
 	spreadplanner "github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/plugin"
@@ -77,10 +78,19 @@ type runner struct {
 	taintConfig taints.TaintConfig
 	cancel      context.CancelFunc // stops CA's scheduler framework
 
-	clock              *simClock
-	backoff            *simBackoff
-	launching          []instance // instances not registered yet, in launch order
-	instancesRefreshed time.Time  // last refresh of CA's instance cache
+	clock      *simClock
+	backoff    *simBackoff
+	launching  []instance     // instances not registered yet, in launch order
+	starting   []startingNode // registered nodes not Ready yet
+	arrivalRng *rand.Rand     // draws provisioning jitter
+	// barrier is spreadscale's arrival barrier (nil without one); holds
+	// are its holds so far, atRisk the spreads at risk without it, and
+	// failedAt the time of each group's latest failed scale-up.
+	barrier            *arrival.Barrier
+	holds              []Hold
+	atRisk             []string
+	failedAt           map[string]time.Time
+	instancesRefreshed time.Time // last refresh of CA's instance cache
 
 	// Scale-down (scaledown.go, drain.go).
 	api       *fakeAPI            // CA's ClientSet
@@ -155,6 +165,7 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 		MaxNodeGroupBackoffDuration:     maxNodeGroupBackoff,
 		NodeGroupBackoffResetTimeout:    nodeGroupBackoffReset,
 		ParallelScaleUp:                 cfg.ParallelScaleUp,
+		StartupTaints:                   startupTaints(cfg),
 		MaxNodesPerScaleUp:              1000,
 		MaxNodeGroupBinpackingDuration:  10 * time.Second,
 		MaxBinpackingTime:               5 * time.Minute,
@@ -190,7 +201,9 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		api:         newFakeAPI(),
 		listerReg:   &simListers{},
 		callbacks:   &processorCallbacks{},
+		failedAt:    map[string]time.Time{},
 	}
+	r.barrier = r.newBarrier()
 	for i := range s.NodeGroups {
 		r.groups[s.NodeGroups[i].Name] = &s.NodeGroups[i]
 	}
@@ -226,6 +239,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 	r.expanderSource = rand.NewPCG(seed, expanderStream)
 	expanderRng := rand.New(r.expanderSource)
 	schedulerRng := rand.New(rand.NewPCG(seed, 0x5eed05))
+	r.arrivalRng = rand.New(rand.NewPCG(seed, arrivalStream))
 
 	r.volumes = newVolumes(s)
 	caCtx, cancel := context.WithCancel(ctx)

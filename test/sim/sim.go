@@ -11,6 +11,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/spreadscale/spreadscale/arrival"
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/plugin"
 )
@@ -49,10 +50,24 @@ type NodeGroup struct {
 // Provisioning describes how a group's new nodes come up (NodeGroup input
 // spec.provisioning).
 type Provisioning struct {
-	// Delay is how long after its scale-up a new node registers, Ready
-	// (input "delay", default 0s: in the loop that asked for it). Until
-	// then CA's ClusterStateRegistry counts it as upcoming.
+	// Delay is how long after its scale-up a new node registers (input
+	// "delay", default 0s: in the loop that asked for it). Until then CA's
+	// ClusterStateRegistry counts it as upcoming and kube-scheduler does
+	// not know it. Nodes register one by one, each at its own time, and
+	// kube-scheduler binds at once when one does (see the package doc's
+	// arrival).
 	Delay time.Duration
+	// ReadyDelay is how long a registered node stays not Ready (input
+	// "readyDelay", default 0s). Meanwhile it carries the node lifecycle
+	// controller's node.kubernetes.io/not-ready:NoSchedule taint: it is
+	// already a topology domain for the spreads that count tainted nodes
+	// (nodeTaintsPolicy Ignore, the default), takes no pod, and CA counts
+	// it as upcoming.
+	ReadyDelay time.Duration
+	// Jitter spreads each node's Delay: a node registers after Delay plus
+	// a duration drawn uniformly from [0, Jitter] (input "jitter", default
+	// 0s), from the run's seed, so runs stay repeatable.
+	Jitter time.Duration
 	// Error, when not empty, makes every IncreaseSize of the group fail
 	// with this message (input "error"; a zone stockout or quota): the
 	// target size stays, CA's executor registers the failed scale-up and
@@ -65,6 +80,12 @@ type Provisioning struct {
 	// --max-node-provision-time has passed, then times the scale-up out,
 	// backs the group off and deletes the instances.
 	NeverRegisters bool
+}
+
+// Span is the longest a new node of the group takes from its scale-up to
+// Ready: Delay, Jitter and ReadyDelay.
+func (p Provisioning) Span() time.Duration {
+	return p.Delay + p.Jitter + p.ReadyDelay
 }
 
 // Scenario is the cluster a Run starts from. Run never modifies it.
@@ -149,6 +170,16 @@ type Config struct {
 	ExpendablePodsPriorityCutoff *int
 	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
 	BalanceSimilarNodeGroups bool
+	// ArrivalTaint is --topology-spread-arrival-taint: the key of a
+	// NoSchedule taint the groups' templates carry, which spreadscale's
+	// arrival barrier removes from a scale-up's nodes once every domain it
+	// opened has a registered node (package arrival). CA treats it as a
+	// startup taint. Stock CA has no barrier: in stock mode new nodes
+	// register without it. Empty means no barrier.
+	ArrivalTaint string
+	// ArrivalHold is --topology-spread-arrival-hold, the longest the
+	// barrier holds a node; 0 means arrival.DefaultHold.
+	ArrivalHold time.Duration
 	// ScaleDownEnabled is CA's --scale-down-enabled; nil means true (CA's
 	// default).
 	ScaleDownEnabled *bool
@@ -206,6 +237,26 @@ type Result struct {
 	// Scenario's, bound where a claim was bound to them, and those
 	// provisioned for claims.
 	PersistentVolumes []*apiv1.PersistentVolume
+	// Holds are the arrival barrier's holds (Config.ArrivalTaint), in the
+	// order the nodes were released; a node still held at the end has no
+	// Released time.
+	Holds []Hold
+	// AtRisk names the hard spreads of the scale-ups whose zones the
+	// arrival order can collapse, without the barrier (arrival.Plan.AtRisk),
+	// in the order the plans were made.
+	AtRisk []string
+}
+
+// Hold is one node the arrival barrier held.
+type Hold struct {
+	Node, NodeGroup string
+	// Registered and Released are simulated times from the start of the
+	// Run; Released is 0 for a node still held at the end.
+	Registered, Released time.Duration
+	// Cause is why it was released (arrival.Cause); empty while held.
+	Cause string
+	// WaitedFor is what the node's plan waited for when the hold began.
+	WaitedFor []string
 }
 
 // Loop is what one CA loop did.
@@ -272,6 +323,10 @@ type Placement struct {
 	// Loop is the CA loop after which the pod was bound; 0 means before the
 	// first loop.
 	Loop int
+	// At is the simulated time of the binding, from the start of the run:
+	// its loop's time, or the time a node it was bound to arrived between
+	// two loops.
+	At time.Duration
 }
 
 // Pending is a pod left pending at the end of a Run.
@@ -340,6 +395,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.ScaleDownUtilizationThreshold == nil {
 		cfg.ScaleDownUtilizationThreshold = ptrTo(defaultScaleDownUtilizationThreshold)
+	}
+	if cfg.ArrivalHold == 0 {
+		cfg.ArrivalHold = arrival.DefaultHold
 	}
 	if cfg.Expander == "" {
 		if cfg.Spreadscale {

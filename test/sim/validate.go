@@ -2,11 +2,12 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"math"
-	"strings"
 )
 
 // unsupportedExpanders are CA expanders the simulation cannot build: CA
@@ -195,8 +196,13 @@ func validateGroups(s Scenario) (map[string]*NodeGroup, error) {
 				return nil, errorf("node group %q: DomainLabels has an empty key", g.Name)
 			}
 		}
-		if g.Provisioning.Delay < 0 {
-			return nil, errorf("node group %q: Provisioning.Delay %v is negative", g.Name, g.Provisioning.Delay)
+		for _, d := range []struct {
+			field string
+			value time.Duration
+		}{{"Delay", g.Provisioning.Delay}, {"ReadyDelay", g.Provisioning.ReadyDelay}, {"Jitter", g.Provisioning.Jitter}} {
+			if d.value < 0 {
+				return nil, errorf("node group %q: Provisioning.%s %v is negative", g.Name, d.field, d.value)
+			}
 		}
 		if g.Price != nil && !(*g.Price >= 0 && !math.IsInf(*g.Price, 1)) {
 			return nil, errorf("node group %q: Price %v must be a finite number >= 0", g.Name, *g.Price)

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,7 +95,7 @@ func TestPreBoundZonalVolumeScalesTheEmptyZone(t *testing.T) {
 		res := run(t, s, scaleUpOnly(sim.Config{Spreadscale: spreadscale, Seed: 1}))
 		assert.Equal(t, []string{"ng-c 0->1"}, scaleUpsPerLoop(res), "spreadscale=%v", spreadscale)
 		require.Len(t, res.Pods, 1, "spreadscale=%v", spreadscale)
-		assert.Equal(t, sim.Placement{Namespace: "default", Name: "db-2", Node: "ng-c-new-1", NodeGroup: "ng-c", Loop: 1}, res.Pods[0], "spreadscale=%v", spreadscale)
+		assert.Equal(t, sim.Placement{Namespace: "default", Name: "db-2", Node: "ng-c-new-1", NodeGroup: "ng-c", Loop: 1, At: 10 * time.Second}, res.Pods[0], "spreadscale=%v", spreadscale)
 		assert.Empty(t, res.Unschedulable)
 	}
 }

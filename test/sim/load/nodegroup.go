@@ -32,7 +32,7 @@ const APIVersion = "spreadscale.io/v1alpha1"
 //	    status: {capacity: {cpu: "2", memory: 8Gi, pods: "110"}}
 //	  domainLabels: {topology.kubernetes.io/zone: a}
 //	  price: 0.096
-//	  provisioning: {delay: 90s, error: "out of capacity in zone-a", neverRegisters: false}
+//	  provisioning: {delay: 90s, readyDelay: 20s, jitter: 30s, error: "out of capacity in zone-a", neverRegisters: false}
 type NodeGroup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -70,9 +70,16 @@ type NodeGroupSpec struct {
 
 // ProvisioningSpec is a node group's spec.provisioning (sim.Provisioning).
 type ProvisioningSpec struct {
-	// Delay is how long after its scale-up a new node registers, Ready: a
-	// Go duration ("90s", "2m30s") >= 0; default 0s.
+	// Delay is how long after its scale-up a new node registers: a Go
+	// duration ("90s", "2m30s") >= 0; default 0s.
 	Delay string `json:"delay,omitempty"`
+	// ReadyDelay is how long a registered node stays not Ready, tainted
+	// node.kubernetes.io/not-ready:NoSchedule: a Go duration >= 0; default
+	// 0s.
+	ReadyDelay string `json:"readyDelay,omitempty"`
+	// Jitter is the most each node's delay exceeds Delay, drawn from
+	// --seed: a Go duration >= 0; default 0s.
+	Jitter string `json:"jitter,omitempty"`
 	// Error, when set, makes every IncreaseSize of the group fail with
 	// this message; cluster-autoscaler backs the group off.
 	Error string `json:"error,omitempty"`
@@ -186,24 +193,36 @@ func (l *loader) domainLabels(at origin, in map[string]string) (map[string]strin
 	return out, ok
 }
 
-// provisioning validates spec.provisioning: delay must parse as a Go
-// duration and not be negative.
+// provisioning validates spec.provisioning: delay, readyDelay and jitter
+// must parse as Go durations and not be negative.
 func (l *loader) provisioning(at origin, p *ProvisioningSpec) (sim.Provisioning, bool) {
 	out := sim.Provisioning{Error: p.Error, NeverRegisters: p.NeverRegisters}
-	if p.Delay == "" {
-		return out, true
+	ok := true
+	for _, d := range []struct {
+		field, value string
+		into         *time.Duration
+	}{{"delay", p.Delay, &out.Delay}, {"readyDelay", p.ReadyDelay, &out.ReadyDelay}, {"jitter", p.Jitter, &out.Jitter}} {
+		ok = l.duration(at, "spec.provisioning."+d.field, d.value, d.into) && ok
 	}
-	d, err := time.ParseDuration(p.Delay)
+	return out, ok
+}
+
+// duration parses value, when set, into into: a Go duration >= 0.
+func (l *loader) duration(at origin, field, value string, into *time.Duration) bool {
+	if value == "" {
+		return true
+	}
+	d, err := time.ParseDuration(value)
 	if err != nil {
-		l.fail(at, "spec.provisioning.delay: invalid duration %q (want a Go duration such as 90s or 2m30s)", p.Delay)
-		return out, false
+		l.fail(at, "%s: invalid duration %q (want a Go duration such as 90s or 2m30s)", field, value)
+		return false
 	}
 	if d < 0 {
-		l.fail(at, "spec.provisioning.delay: %s must not be negative", p.Delay)
-		return out, false
+		l.fail(at, "%s: %s must not be negative", field, value)
+		return false
 	}
-	out.Delay = d
-	return out, true
+	*into = d
+	return true
 }
 
 // MaxPrice is the largest spec.price accepted: far above any node's cost

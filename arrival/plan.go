@@ -1,0 +1,176 @@
+package arrival
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+)
+
+// Plan is one executed scale-up as the barrier holds it.
+type Plan struct {
+	// At is when the scale-up was made; nodes created before it are not
+	// its nodes.
+	At time.Time
+	// Asked is the number of nodes the scale-up asked of each group.
+	Asked map[string]int
+	// Awaited are the domains the scale-up opened: for each topology key
+	// of its pods' spreads, the values its groups' templates carry that no
+	// registered node carried when it was made, sorted.
+	Awaited map[string][]string
+	// EachNode is set when its pods spread over hostnames: every node it
+	// asked for is a new domain, awaited like a zone.
+	EachNode bool
+	// AtRisk names the hard spreads whose domains could collapse without
+	// the barrier: a spread over a key with an awaited domain whose
+	// minDomains does not cover every domain the plan makes known (see
+	// risky).
+	AtRisk []string
+}
+
+// NewPlan is the plan of a scale-up made at at that asked the nodes of
+// asked for pods, where templates holds each asked group's template labels
+// and registered the nodes registered when it was made.
+func NewPlan(at time.Time, asked map[string]int, pods []*apiv1.Pod, templates map[string]map[string]string, registered []*apiv1.Node) Plan {
+	p := Plan{At: at, Asked: maps.Clone(asked), Awaited: map[string][]string{}}
+	known := func(key, value string) bool {
+		return slices.ContainsFunc(registered, func(n *apiv1.Node) bool {
+			v, ok := n.Labels[key]
+			return ok && v == value
+		})
+	}
+	for _, key := range spreadKeys(pods) {
+		if key == apiv1.LabelHostname {
+			p.EachNode = true
+			continue
+		}
+		for _, g := range slices.Sorted(maps.Keys(asked)) {
+			v, ok := templates[g][key]
+			if ok && asked[g] > 0 && !known(key, v) && !slices.Contains(p.Awaited[key], v) {
+				p.Awaited[key] = append(p.Awaited[key], v)
+			}
+		}
+		slices.Sort(p.Awaited[key])
+	}
+	p.AtRisk = risky(pods, p, registered)
+	return p
+}
+
+// spreadKeys are the topology keys of pods' spread constraints, hard and
+// soft, sorted.
+func spreadKeys(pods []*apiv1.Pod) []string {
+	keys := map[string]bool{}
+	for _, pod := range pods {
+		for _, c := range pod.Spec.TopologySpreadConstraints {
+			keys[c.TopologyKey] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(keys))
+}
+
+// risky names, as "<namespace>/<pod>: <key>", the hard spreads of pods the
+// arrival order can collapse: kube-scheduler takes the global minimum over
+// the domains that have registered nodes, so a spread over a key the plan
+// opens a domain of binds as if the first domains to register were all
+// there are, unless its minDomains keeps the minimum at 0 until every
+// domain the plan makes known has registered. One entry per topology
+// key is enough: the first pod that spreads over it is named.
+func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, pod := range pods {
+		for _, c := range pod.Spec.TopologySpreadConstraints {
+			if c.WhenUnsatisfiable != apiv1.DoNotSchedule || seen[c.TopologyKey] {
+				continue
+			}
+			opened := len(p.Awaited[c.TopologyKey])
+			if c.TopologyKey == apiv1.LabelHostname && p.EachNode {
+				opened = total(p.Asked)
+			}
+			if opened == 0 {
+				continue
+			}
+			domains := opened + knownDomains(registered, c.TopologyKey)
+			if c.MinDomains != nil && int(*c.MinDomains) >= domains {
+				continue
+			}
+			seen[c.TopologyKey] = true
+			out = append(out, fmt.Sprintf("%s/%s: %s", pod.Namespace, pod.Name, c.TopologyKey))
+		}
+	}
+	return out
+}
+
+// knownDomains is the number of values of key among nodes.
+func knownDomains(nodes []*apiv1.Node, key string) int {
+	values := map[string]bool{}
+	for _, n := range nodes {
+		if v, ok := n.Labels[key]; ok {
+			values[v] = true
+		}
+	}
+	return len(values)
+}
+
+// total is the sum of asked's counts.
+func total(asked map[string]int) int {
+	n := 0
+	for _, c := range asked {
+		n += c
+	}
+	return n
+}
+
+// awaits reports whether p waits for anything.
+func (p Plan) awaits() bool {
+	return len(p.Awaited) > 0 || (p.EachNode && total(p.Asked) > 1)
+}
+
+// missing lists what p still waits for among the registered nodes, each as
+// "zone-b" (a domain's value) or "2 more nodes of ng-a" (hostname
+// spreads), in a stable order; groupOf names a node's group.
+func (p Plan) missing(nodes []*apiv1.Node, groupOf func(*apiv1.Node) (string, bool)) []string {
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(p.Awaited)) {
+		for _, v := range p.Awaited[key] {
+			if knownValue(nodes, key, v) {
+				continue
+			}
+			out = append(out, v)
+		}
+	}
+	if !p.EachNode {
+		return out
+	}
+	arrived := map[string]int{}
+	for _, n := range nodes {
+		if g, ok := groupOf(n); ok && !n.CreationTimestamp.Time.Before(p.At) {
+			arrived[g]++
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(p.Asked)) {
+		if more := p.Asked[g] - arrived[g]; more > 0 {
+			out = append(out, fmt.Sprintf("%d more %s of %s", more, plural(more, "node"), g))
+		}
+	}
+	return out
+}
+
+// knownValue reports whether a node of nodes carries key=value.
+func knownValue(nodes []*apiv1.Node, key, value string) bool {
+	for _, n := range nodes {
+		if v, ok := n.Labels[key]; ok && v == value {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
