@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Plan is one executed scale-up as the barrier holds it.
@@ -70,7 +71,7 @@ func spreadKeys(pods []*apiv1.Pod) []string {
 	return slices.Sorted(maps.Keys(keys))
 }
 
-// risky names, as "<namespace>/<pod>: <key>", the hard spreads of pods the
+// risky names, as "<owner>: <key>" (ownerName), the hard spreads of pods the
 // arrival order can collapse: kube-scheduler takes the global minimum over
 // the domains that have registered nodes, so a spread over a key the plan
 // opens a domain of binds as if the first domains to register were all
@@ -97,10 +98,19 @@ func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []string {
 				continue
 			}
 			seen[c.TopologyKey] = true
-			out = append(out, fmt.Sprintf("%s/%s: %s", pod.Namespace, pod.Name, c.TopologyKey))
+			out = append(out, fmt.Sprintf("%s: %s", ownerName(pod), c.TopologyKey))
 		}
 	}
 	return out
+}
+
+// ownerName names pod's controller as "ReplicaSet default/web-5d4f", or the
+// pod itself as "Pod default/web-0" when it has none.
+func ownerName(pod *apiv1.Pod) string {
+	if ref := metav1.GetControllerOf(pod); ref != nil {
+		return fmt.Sprintf("%s %s/%s", ref.Kind, pod.Namespace, ref.Name)
+	}
+	return fmt.Sprintf("Pod %s/%s", pod.Namespace, pod.Name)
 }
 
 // knownDomains is the number of values of key among nodes.

@@ -60,6 +60,7 @@ type jsonVerdict struct {
 	Pending      int      `json:"pending"`
 	CostPerHour  *float64 `json:"costPerHour"`
 	AllBoundAt   *string  `json:"allBoundAt"`
+	AtRisk       []string `json:"atRisk"`
 }
 
 type jsonResult struct {
@@ -94,6 +95,7 @@ type jsonResult struct {
 		Node      string `json:"node"`
 		NodeGroup string `json:"nodeGroup"`
 		Loop      int    `json:"loop"`
+		BoundAt   string `json:"boundAt"`
 	} `json:"pods"`
 	Unschedulable []struct {
 		Namespace string `json:"namespace"`
@@ -113,6 +115,15 @@ type jsonResult struct {
 		IdleMemory  string         `json:"idleMemory"`
 		CostPerHour *float64       `json:"costPerHour"`
 	} `json:"cost"`
+	Holds []struct {
+		Node       string   `json:"node"`
+		NodeGroup  string   `json:"nodeGroup"`
+		Registered string   `json:"registered"`
+		Released   string   `json:"released"`
+		Cause      string   `json:"cause"`
+		WaitedFor  []string `json:"waitedFor"`
+	} `json:"holds"`
+	AtRisk []string `json:"atRisk"`
 }
 
 // keysOf returns the sorted keys of a JSON object.
@@ -138,7 +149,7 @@ func TestJSONSchema(t *testing.T) {
 	require.Equal(t, []string{"result", "stock", "verdict"}, keysOf(t, []byte(out)), "top-level keys")
 	assert.Equal(t, []string{"spreadscale", "stock"}, keysOf(t, top["verdict"]), "verdict keys")
 	for _, side := range []string{"result", "stock"} {
-		assert.Equal(t, []string{"cost", "loops", "nodeGroups", "pods", "preemptions", "unschedulable"}, keysOf(t, top[side]), "%s keys", side)
+		assert.Equal(t, []string{"atRisk", "cost", "holds", "loops", "nodeGroups", "pods", "preemptions", "unschedulable"}, keysOf(t, top[side]), "%s keys", side)
 		var res struct {
 			Loops         []json.RawMessage `json:"loops"`
 			NodeGroups    []json.RawMessage `json:"nodeGroups"`
@@ -146,13 +157,15 @@ func TestJSONSchema(t *testing.T) {
 			Unschedulable json.RawMessage   `json:"unschedulable"`
 			Preemptions   json.RawMessage   `json:"preemptions"`
 			Cost          json.RawMessage   `json:"cost"`
+			Holds         json.RawMessage   `json:"holds"`
+			AtRisk        json.RawMessage   `json:"atRisk"`
 		}
 		decodeStrict(t, top[side], &res)
 		assert.Equal(t, "[]", string(res.Unschedulable), "%s.unschedulable", side)
 		assert.Equal(t, "[]", string(res.Preemptions), "%s.preemptions", side)
 		assert.Equal(t, []string{"boundPods", "evictedPods", "failedScaleUps", "pendingPods", "scaleDowns", "scaleUps", "time", "upcomingNodes"}, keysOf(t, res.Loops[0]), "%s.loops[0] keys", side)
 		assert.Equal(t, []string{"from", "name", "to"}, keysOf(t, res.NodeGroups[0]), "%s.nodeGroups[0] keys", side)
-		assert.Equal(t, []string{"loop", "name", "namespace", "node", "nodeGroup"}, keysOf(t, res.Pods[0]), "%s.pods[0] keys", side)
+		assert.Equal(t, []string{"boundAt", "loop", "name", "namespace", "node", "nodeGroup"}, keysOf(t, res.Pods[0]), "%s.pods[0] keys", side)
 		assert.Equal(t, []string{"costPerHour", "idleCPU", "idleMemory", "newNodes"}, keysOf(t, res.Cost), "%s.cost keys", side)
 	}
 

@@ -48,7 +48,7 @@ func TestTableProvisioning(t *testing.T) {
 		"1     20s    ng-a 1->2, ng-b 1->2, ng-c FAILED: failed to increase node group size: out of capacity in us-east-1c (bound 0)\n",
 		"2     40s    ng-a 2->3, ng-b 2->3, upcoming ng-a 1, ng-b 1 (bound 0)\n",
 		"nothing scaled, failed or got bound)\n",
-		"summary: spreadscale 2 loops, 6 nodes, max skew 3, us-east-1c left empty, all bound at 2m20s\n",
+		"summary: spreadscale 2 loops, 6 nodes, max skew 3, us-east-1c left empty, all bound at 2m10s\n",
 	} {
 		assert.Contains(t, out, want, "table lacks it")
 	}

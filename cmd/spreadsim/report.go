@@ -67,6 +67,14 @@ type Result struct {
 	Preemptions []Preemption `json:"preemptions"`
 	// Cost is what the nodes the run added cost and leave idle.
 	Cost Cost `json:"cost"`
+	// Holds lists the nodes the arrival barrier held, released ones first
+	// in release order.
+	Holds []Hold `json:"holds"`
+	// AtRisk names, as "<namespace>/<pod>: <topology key>", the hard
+	// spreads of the run's scale-ups that the order nodes register can
+	// collapse: they open a domain, set no minDomains that covers it, and
+	// no arrival barrier holds the nodes.
+	AtRisk []string `json:"atRisk"`
 }
 
 // Loop is what one cluster-autoscaler loop did: its simulated time (a Go
@@ -156,6 +164,8 @@ func toResult(s sim.Scenario, res *sim.Result) *Result {
 		Pods:          make([]Placement, 0, len(res.Pods)),
 		Unschedulable: make([]Pending, 0, len(res.Unschedulable)),
 		Preemptions:   make([]Preemption, 0, len(res.Preemptions)),
+		Holds:         holdsOf(res),
+		AtRisk:        append([]string{}, res.AtRisk...),
 	}
 	for _, p := range res.Preemptions {
 		out.Preemptions = append(out.Preemptions, Preemption{Loop: p.Loop, Namespace: p.Namespace, Name: p.Name, Node: p.Node,

@@ -76,6 +76,7 @@ func writeTable(w io.Writer, r *report) error {
 		}
 	}
 
+	writeArrival(&b, cols)
 	b.WriteString("\n")
 	for _, c := range cols {
 		if len(c.res.Unschedulable) == 0 {

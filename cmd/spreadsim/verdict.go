@@ -39,6 +39,9 @@ type Verdict struct {
 	// AllBoundAt is the simulated time at which the last pending pod was
 	// bound ("0s": before the first loop); null when some pod stays pending.
 	AllBoundAt *string `json:"allBoundAt"`
+	// AtRisk is Result.AtRisk: the hard spreads the order nodes register
+	// can collapse.
+	AtRisk []string `json:"atRisk"`
 }
 
 // outcome is what the spreads of one run came to: the largest skew, found
@@ -182,7 +185,8 @@ func verdictOf(s sim.Scenario, run *namedRun, spreads []*topology.Spread) *Verdi
 	res := run.res
 	o := spreadOutcome(s, res, spreads)
 	cost := costOf(s, res)
-	v := &Verdict{Loops: res.ScaleUpLoops(), EmptyDomains: append([]string{}, o.empty...), Pending: len(res.Unschedulable), CostPerHour: cost.CostPerHour}
+	v := &Verdict{Loops: res.ScaleUpLoops(), EmptyDomains: append([]string{}, o.empty...), Pending: len(res.Unschedulable), CostPerHour: cost.CostPerHour,
+		AtRisk: append([]string{}, res.AtRisk...)}
 	for _, n := range cost.NewNodes {
 		v.NewNodes += n
 	}

@@ -36,23 +36,35 @@ func markNotReady(n *apiv1.Node, t time.Time) {
 
 // readyDue makes every starting node whose readyAt is not after now Ready
 // since its readyAt, without the not-ready taint.
-func (r *runner) readyDue(now time.Time) {
+func (r *runner) readyDue(now time.Time) error {
 	var still []startingNode
 	for _, s := range r.starting {
 		if s.readyAt.After(now) {
 			still = append(still, s)
 			continue
 		}
-		if n := nodeNamed(r.nodes, s.name); n != nil {
-			for i, c := range n.Status.Conditions {
-				if c.Type == apiv1.NodeReady {
-					n.Status.Conditions[i] = readyCondition(s.readyAt)
-				}
+		n := nodeNamed(r.nodes, s.name)
+		if n == nil {
+			continue
+		}
+		for i, c := range n.Status.Conditions {
+			if c.Type == apiv1.NodeReady {
+				n.Status.Conditions[i] = readyCondition(s.readyAt)
 			}
-			n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t apiv1.Taint) bool { return t.Key == apiv1.TaintNodeNotReady })
+		}
+		if err := r.untaint(n, apiv1.TaintNodeNotReady); err != nil {
+			return err
 		}
 	}
 	r.starting = still
+	return nil
+}
+
+// untaint removes the taint key from n and from its stored copy in CA's
+// API server.
+func (r *runner) untaint(n *apiv1.Node, key string) error {
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t apiv1.Taint) bool { return t.Key == key })
+	return r.api.removeTaint(n.Name, key)
 }
 
 // arriving reports whether a node is still arriving: an instance is
@@ -98,8 +110,12 @@ func (r *runner) arrive(ctx context.Context, loop int, now, next time.Time, res 
 	for t := r.nextArrival(now); !t.IsZero() && t.Before(next); t = r.nextArrival(t) {
 		r.clock.set(t)
 		r.registerDue(t)
-		r.readyDue(t)
-		r.releaseHeld(t)
+		if err := r.readyDue(t); err != nil {
+			return bound, err
+		}
+		if err := r.releaseHeld(t); err != nil {
+			return bound, err
+		}
 		if err := r.runDaemonSets(ctx); err != nil {
 			return bound, err
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -51,7 +52,8 @@ func (r *runner) withoutArrivalTaint(n *apiv1.Node) {
 
 // recordPlan gives the barrier the plan of the scale-ups a spreadscale loop
 // executed at now for pods, over the nodes registered before it; without a
-// barrier it records the spreads the plan puts at risk (Result.AtRisk).
+// barrier, or when a group's template lacks the arrival taint, it records
+// the spreads the plan puts at risk (Result.AtRisk).
 func (r *runner) recordPlan(now time.Time, ups []ScaleUp, pods []*apiv1.Pod) {
 	if !r.cfg.Spreadscale || len(ups) == 0 {
 		return
@@ -63,19 +65,33 @@ func (r *runner) recordPlan(now time.Time, ups []ScaleUp, pods []*apiv1.Pod) {
 		templates[u.NodeGroup] = nodeFromTemplate(r.groups[u.NodeGroup], u.NodeGroup+"-template", now, true).Labels
 	}
 	p := arrival.NewPlan(now, asked, pods, templates, r.nodes)
-	if r.barrier == nil {
+	if r.barrier == nil || !r.allHeld(ups) {
 		r.atRisk = append(r.atRisk, p.AtRisk...)
-		return
 	}
-	r.barrier.Record(p)
+	if r.barrier != nil {
+		r.barrier.Record(p)
+	}
+}
+
+// allHeld reports whether the templates of every group of ups carry the
+// arrival taint, so that the barrier holds each of their new nodes.
+func (r *runner) allHeld(ups []ScaleUp) bool {
+	for _, u := range ups {
+		if !slices.ContainsFunc(r.groups[u.NodeGroup].Template.Spec.Taints, func(t apiv1.Taint) bool {
+			return t.Key == r.cfg.ArrivalTaint && t.Effect == apiv1.TaintEffectNoSchedule
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // releaseHeld asks the barrier about the registered nodes at now and
 // removes the arrival taint from those it releases, keeping each hold for
 // the Result.
-func (r *runner) releaseHeld(now time.Time) {
+func (r *runner) releaseHeld(now time.Time) error {
 	if r.barrier == nil {
-		return
+		return nil
 	}
 	failed := func(g string, since time.Time) bool {
 		if at, ok := r.failedAt[g]; ok && !at.Before(since) {
@@ -90,9 +106,11 @@ func (r *runner) releaseHeld(now time.Time) {
 			continue
 		}
 		h.Released, h.Cause = now.Sub(simEpoch), string(d.Cause)
-		n := nodeNamed(r.nodes, d.Node)
-		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t apiv1.Taint) bool { return t.Key == r.cfg.ArrivalTaint })
+		if err := r.untaint(nodeNamed(r.nodes, d.Node), r.cfg.ArrivalTaint); err != nil {
+			return fmt.Errorf("arrival barrier: %w", err)
+		}
 	}
+	return nil
 }
 
 // hold is the Hold of d's node, created when the barrier first decides on

@@ -7,3 +7,6 @@ func WithFullPreFilter(cfg Config) Config {
 	cfg.fullPreFilter = true
 	return cfg
 }
+
+// Epoch is the simulated time of a run's start.
+var Epoch = simEpoch

@@ -192,6 +192,25 @@ func (a *fakeAPI) syncPods(pods []*apiv1.Pod) error {
 	return nil
 }
 
+// removeTaint removes the taint key from the stored node name, when there
+// is one, as the node lifecycle controller or the arrival barrier does
+// through the API server, so that copyNodesBack does not bring it back.
+func (a *fakeAPI) removeTaint(name, key string) error {
+	stored, err := a.client.Tracker().Get(nodesResource, "", name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read node %s: %w", name, err)
+	}
+	n := stored.(*apiv1.Node).DeepCopy()
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t apiv1.Taint) bool { return t.Key == key })
+	if err := a.client.Tracker().Update(nodesResource, n, ""); err != nil {
+		return fmt.Errorf("update node %s: %w", name, err)
+	}
+	return nil
+}
+
 // copyNodesBack copies what CA wrote to the stored nodes — taints (CA's
 // ToBeDeleted and DeletionCandidate), spec.unschedulable and the
 // resourceVersion — onto the simulation's nodes, in place.

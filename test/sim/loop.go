@@ -92,7 +92,9 @@ func (r *runner) runLoop(ctx context.Context, loop int, res *Result) (Loop, bool
 		return Loop{}, false, fmt.Errorf("sim: loop %d: %w", loop, err)
 	}
 	r.recordFailures(now, l.FailedScaleUps)
-	r.releaseHeld(now)
+	if err := r.releaseHeld(now); err != nil {
+		return Loop{}, false, fmt.Errorf("sim: loop %d: %w", loop, err)
+	}
 	var err error
 	start = time.Now()
 	preemptions := len(r.preemptions)
@@ -176,6 +178,9 @@ func (r *runner) scaleDownPending() bool {
 func (r *runner) autoscale(ctx context.Context, loop int, l *Loop) error {
 	now := r.clock.Now()
 	r.registerDue(now)
+	if err := r.readyDue(now); err != nil {
+		return fmt.Errorf("sim: loop %d: %w", loop, err)
+	}
 	if err := r.runDaemonSets(ctx); err != nil {
 		return fmt.Errorf("sim: loop %d: %w", loop, err)
 	}
