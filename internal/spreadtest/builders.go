@@ -68,6 +68,12 @@ func (w *NodeWrapper) Taints(taints ...v1.Taint) *NodeWrapper {
 	return w
 }
 
+// Created sets the node's creation timestamp: when it registered.
+func (w *NodeWrapper) Created(at time.Time) *NodeWrapper {
+	w.n.CreationTimestamp = metav1.NewTime(at)
+	return w
+}
+
 // Capacity sets the node's capacity and allocatable to the quantities of
 // res, each as written ("4", "16Gi").
 func (w *NodeWrapper) Capacity(res map[v1.ResourceName]string) *NodeWrapper {

@@ -164,3 +164,66 @@ func TestJitterIsDrawnFromTheSeed(t *testing.T) {
 	}
 	assert.Len(t, registered, 3, "each node draws its own delay")
 }
+
+func TestBarrierNeverHoldsForever(t *testing.T) {
+	s := 30 * time.Second
+	cases := []struct {
+		name   string
+		cfg    sim.Config
+		causes map[string]string
+		pods   map[string]int
+	}{{
+		name:   "a zone that never registers: the others are held for the hold timeout",
+		cfg:    sim.Config{ArrivalHold: 2 * time.Minute},
+		causes: map[string]string{"ng-a-new-1": "hold_timeout", "ng-b-new-1": "hold_timeout"},
+		pods:   map[string]int{"ng-a": 3, "ng-b": 3, "ng-c": 0},
+	}, {
+		name:   "CA times the missing zone's scale-up out first: the group failed",
+		cfg:    sim.Config{ArrivalHold: 10 * time.Minute, MaxNodeProvisionTime: 2 * time.Minute},
+		causes: map[string]string{"ng-a-new-1": "group_failed", "ng-b-new-1": "group_failed"},
+		pods:   map[string]int{"ng-a": 3, "ng-b": 3, "ng-c": 0},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := withArrivalTaint(staggered(s, 2*s, 3*s))
+			sc.NodeGroups[2].Provisioning.NeverRegisters = true
+			cfg := tc.cfg
+			cfg.Seed, cfg.Spreadscale, cfg.ArrivalTaint = scenarioSeed, true, arrivalTaint
+			res := run(t, sc, scaleUpOnly(cfg))
+			causes := map[string]string{}
+			for _, h := range res.Holds {
+				causes[h.Node] = h.Cause
+				assert.LessOrEqual(t, h.Released-h.Registered, cfg.ArrivalHold, "node %s is held at most the hold timeout", h.Node)
+			}
+			assert.Equal(t, tc.causes, causes)
+			assert.Equal(t, tc.pods, podsPerGroup(res))
+			assert.Empty(t, res.Unschedulable)
+			for _, n := range res.Nodes {
+				assert.Empty(t, n.Spec.Taints, "node %s released", n.Name)
+			}
+		})
+	}
+}
+
+func TestBarrierReportsWhatEachHoldWaitedFor(t *testing.T) {
+	s := 30 * time.Second
+	cfg := scaleUpOnly(sim.Config{Seed: scenarioSeed, Spreadscale: true, ArrivalTaint: arrivalTaint})
+	res := run(t, withArrivalTaint(staggered(s, 2*s, 3*s)), cfg)
+	assert.Equal(t, []sim.Hold{
+		{Node: "ng-a-new-1", NodeGroup: "ng-a", Registered: 40 * time.Second, Released: 100 * time.Second, Cause: "domains_registered", WaitedFor: []string{"b", "c"}},
+		{Node: "ng-b-new-1", NodeGroup: "ng-b", Registered: 70 * time.Second, Released: 100 * time.Second, Cause: "domains_registered", WaitedFor: []string{"c"}},
+		{Node: "ng-c-new-1", NodeGroup: "ng-c", Registered: 100 * time.Second, Released: 100 * time.Second, Cause: "domains_registered"},
+	}, res.Holds)
+	assert.Empty(t, res.AtRisk, "the barrier holds every group's nodes")
+	for _, p := range res.Pods {
+		assert.Equal(t, 100*time.Second, p.At, "pod %s binds once zone c registered", p.Name)
+	}
+}
+
+func TestStockRunsRegisterWithoutTheArrivalTaint(t *testing.T) {
+	s := 30 * time.Second
+	cfg := scaleUpOnly(sim.Config{Seed: scenarioSeed, ArrivalTaint: arrivalTaint})
+	res := run(t, withArrivalTaint(staggered(s, 2*s, 3*s)), cfg)
+	assert.Empty(t, res.Holds)
+	assert.Empty(t, res.Unschedulable, "stock has no barrier to release the taint, so its nodes never carry it")
+}
