@@ -88,7 +88,11 @@ func TestPlanAwaitsTheDomainsItOpens(t *testing.T) {
 			p := arrival.NewPlan(t0, asked, tc.pods, templates, existing)
 			assert.Equal(t, tc.awaited, p.Awaited)
 			assert.Equal(t, tc.each, p.EachNode)
-			assert.Equal(t, tc.atRisk, p.AtRisk)
+			var risks []string
+			for _, r := range p.AtRisk {
+				risks = append(risks, r.String())
+			}
+			assert.Equal(t, tc.atRisk, risks)
 		})
 	}
 }

@@ -24,11 +24,24 @@ type Plan struct {
 	// EachNode is set when its pods spread over hostnames: every node it
 	// asked for is a new domain, awaited like a zone.
 	EachNode bool
-	// AtRisk names the hard spreads whose domains could collapse without
+	// AtRisk are the hard spreads whose domains could collapse without
 	// the barrier: a spread over a key with an awaited domain whose
 	// minDomains does not cover every domain the plan makes known (see
 	// risky).
-	AtRisk []string
+	AtRisk []Risk
+}
+
+// Risk is a hard spread of Pod over Key that the order the plan's nodes
+// register can collapse.
+type Risk struct {
+	Pod *apiv1.Pod
+	Key string
+}
+
+// String names the spread by its pod's controller: "ReplicaSet
+// default/web-5d4f: topology.kubernetes.io/zone".
+func (r Risk) String() string {
+	return fmt.Sprintf("%s: %s", ownerName(r.Pod), r.Key)
 }
 
 // NewPlan is the plan of a scale-up made at at that asked the nodes of
@@ -71,34 +84,33 @@ func spreadKeys(pods []*apiv1.Pod) []string {
 	return slices.Sorted(maps.Keys(keys))
 }
 
-// risky names, as "<owner>: <key>" (ownerName), the hard spreads of pods the
+// risky lists the hard spreads of pods the
 // arrival order can collapse: kube-scheduler takes the global minimum over
 // the domains that have registered nodes, so a spread over a key the plan
 // opens a domain of binds as if the first domains to register were all
 // there are, unless its minDomains keeps the minimum at 0 until every
-// domain the plan makes known has registered. One entry per topology
-// key is enough: the first pod that spreads over it is named.
-func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []string {
-	var out []string
+// domain the plan makes known has registered. With a single domain in all
+// there is no order to fear. There is one Risk per pod
+// controller and key, with the first of its pods.
+func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []Risk {
+	var out []Risk
 	seen := map[string]bool{}
 	for _, pod := range pods {
 		for _, c := range pod.Spec.TopologySpreadConstraints {
-			if c.WhenUnsatisfiable != apiv1.DoNotSchedule || seen[c.TopologyKey] {
+			id := ownerName(pod) + "\x00" + c.TopologyKey
+			if c.WhenUnsatisfiable != apiv1.DoNotSchedule || seen[id] {
 				continue
 			}
 			opened := len(p.Awaited[c.TopologyKey])
 			if c.TopologyKey == apiv1.LabelHostname && p.EachNode {
 				opened = total(p.Asked)
 			}
-			if opened == 0 {
-				continue
-			}
 			domains := opened + knownDomains(registered, c.TopologyKey)
-			if c.MinDomains != nil && int(*c.MinDomains) >= domains {
+			if opened == 0 || domains < 2 || (c.MinDomains != nil && int(*c.MinDomains) >= domains) {
 				continue
 			}
-			seen[c.TopologyKey] = true
-			out = append(out, fmt.Sprintf("%s: %s", ownerName(pod), c.TopologyKey))
+			seen[id] = true
+			out = append(out, Risk{Pod: pod, Key: c.TopologyKey})
 		}
 	}
 	return out

@@ -43,7 +43,9 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
+	"github.com/spreadscale/spreadscale/arrival"
 	"github.com/spreadscale/spreadscale/plugin"
+	"github.com/spreadscale/spreadscale/processors"
 )
 
 // runConfig is what main hands to the autoscaler run.
@@ -52,6 +54,10 @@ type runConfig struct {
 	snapshotter     debuggingsnapshot.DebuggingSnapshotter
 	declaredDomains map[string]map[string]string
 	csiZoneKeys     []string
+	// arrivalTaint and arrivalHold configure the arrival barrier; an
+	// empty taint means none.
+	arrivalTaint string
+	arrivalHold  time.Duration
 }
 
 // serveHTTP exposes /metrics, /health-check and, when enabled, /snapshotz
@@ -74,7 +80,7 @@ func serveHTTP(opts config.AutoscalingOptions, hc *metrics.HealthCheck, snapshot
 // ProvisioningRequest handling, with spreadscale's expander filter, estimator
 // and processors installed. The informers run until stop is closed.
 func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (core.Autoscaler, *loop.LoopTrigger, error) {
-	autoscalingOptions := flags.AutoscalingOptions()
+	autoscalingOptions := withArrivalTaint(flags.AutoscalingOptions(), cfg.arrivalTaint)
 	kubeClient := kube_util.CreateKubeClient(autoscalingOptions.KubeClientOpts)
 
 	// Managed fields are never read by CA: drop them to save memory.
@@ -118,8 +124,13 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 		Comparator: buildNodeInfoComparator(autoscalingOptions, opts.Processors),
 	}
 
-	if err := installScaleUp(&opts, cfg, kubeClient); err != nil {
+	enabled, err := installScaleUp(&opts, cfg, kubeClient)
+	if err != nil {
 		return nil, nil, err
+	}
+	var barrier *processors.Arrival
+	if enabled {
+		barrier = installArrival(&opts, cfg)
 	}
 
 	// Published once, as upstream does.
@@ -141,6 +152,12 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 		}
 	}
 
+	if barrier != nil {
+		if err := barrier.Run(informerFactory.Core().V1().Nodes().Informer(), stop); err != nil {
+			return nil, nil, fmt.Errorf("starting the arrival barrier: %v", err)
+		}
+	}
+
 	podObserver := loop.StartPodObserver(ctx, kube_util.CreateKubeClient(autoscalingOptions.KubeClientOpts))
 	// No ProvisioningRequest processing in this build, hence no
 	// processing-times getter for the trigger.
@@ -151,7 +168,7 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 // installScaleUp sets the scale-up parts of opts — estimator, expander
 // chain, orchestrator, and spreadscale when the flags name it — from
 // plugin.Build, the same function the simulator uses.
-func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube_client.Interface) error {
+func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube_client.Interface) (bool, error) {
 	o := opts.AutoscalingOptions
 	expanders := factory.NewFactory()
 	expanders.RegisterDefaultExpanders(opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient,
@@ -167,7 +184,7 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 		},
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	opts.ExpanderStrategy = parts.ExpanderStrategy
 	opts.EstimatorBuilder = parts.EstimatorBuilder
@@ -175,10 +192,35 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 	if !parts.Enabled {
 		klog.Infof("spreadscale not used by --expander=%s --estimator=%s: running stock cluster-autoscaler behaviour",
 			o.ExpanderNames, o.EstimatorName)
-		return nil
+		return false, nil
 	}
 	klog.Infof("spreadscale installed: --expander=%s --estimator=%s; scale-down guard on (no removal that breaks a DoNotSchedule spread)", o.ExpanderNames, o.EstimatorName)
-	return nil
+	return true, nil
+}
+
+// installArrival wraps opts' processors with the arrival barrier
+// (processors.Arrival): with --topology-spread-arrival-taint it holds new
+// nodes, without it it only reports the spreads a plan puts at risk.
+func installArrival(opts *core.AutoscalerOptions, cfg runConfig) *processors.Arrival {
+	processors.RegisterArrivalMetrics()
+	a := &processors.Arrival{
+		Client:   opts.KubeClient,
+		Recorder: opts.AutoscalingKubeClients.Recorder,
+		Nodes:    opts.InformerFactory.Core().V1().Nodes().Lister(),
+		Cloud:    opts.CloudProvider,
+		Now:      time.Now,
+	}
+	if cfg.arrivalTaint != "" {
+		a.Barrier = arrival.New(arrival.Config{
+			Taint:   cfg.arrivalTaint,
+			Hold:    cfg.arrivalHold,
+			Expiry:  opts.AutoscalingOptions.NodeGroupDefaults.MaxNodeProvisionTime + cfg.arrivalHold,
+			GroupOf: a.GroupOf,
+		})
+		klog.Infof("spreadscale arrival barrier on: new nodes tainted %s are held until their scale-up's domains register (at most %v)", cfg.arrivalTaint, cfg.arrivalHold)
+	}
+	a.Install(&opts.Processors.TemplateNodeInfoProvider, &opts.Processors.ScaleUpStatusProcessor, &opts.Processors.AutoscalingStatusProcessor)
+	return a
 }
 
 func buildPodListProcessor(o config.AutoscalingOptions, procs *ca_processors.AutoscalingProcessors) pods.PodListProcessor {

@@ -5,16 +5,20 @@ import (
 	goflag "flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"k8s.io/autoscaler/cluster-autoscaler/config"
 	"k8s.io/autoscaler/cluster-autoscaler/estimator"
 	"k8s.io/autoscaler/cluster-autoscaler/expander"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	kube_flag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
 
+	"github.com/spreadscale/spreadscale/arrival"
 	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/plugin"
 	"github.com/spreadscale/spreadscale/processors"
@@ -29,6 +33,8 @@ const (
 	defaultEstimator = plan.Name
 
 	declaredDomainsFlag = "topology-spread-declared-domains"
+	arrivalTaintFlag    = "topology-spread-arrival-taint"
+	arrivalHoldFlag     = "topology-spread-arrival-hold"
 	csiZoneKeysFlag     = "csi-zone-keys"
 	provReqFlag         = "enable-provisioning-requests"
 	grpcCertFlag        = "grpc-expander-cert"
@@ -46,6 +52,8 @@ type spreadscaleFlags struct {
 	showVersion         bool
 	declaredDomainsFile string
 	csiZoneKeys         []string
+	arrivalTaint        string
+	arrivalHold         time.Duration
 }
 
 func bindSpreadscaleFlags(fs *pflag.FlagSet) *spreadscaleFlags {
@@ -62,7 +70,42 @@ func bindSpreadscaleFlags(fs *pflag.FlagSet) *spreadscaleFlags {
 			"plugins label each node with its zone. Every node group template with a topology.kubernetes.io/zone label gets each "+
 			"listed key it lacks, with the zone's value, so that pods whose PersistentVolumes are pinned by the driver's key can "+
 			"scale up a group at 0 (kubernetes/autoscaler#6000). Applies with or without spreadscale's expander and estimator.")
+	fs.StringVar(&f.arrivalTaint, arrivalTaintFlag, "",
+		"`Key` of a NoSchedule taint the node groups register their nodes with (kubelet --register-with-taints, or the "+
+			"group's taint settings). spreadscale's arrival barrier removes it from a scale-up's new nodes once every "+
+			"topology domain the scale-up opened has a registered node, so that kube-scheduler sees every zone of the plan "+
+			"before it binds. Use a key under startup-taint.cluster-autoscaler.kubernetes.io/ (otherwise it is added to "+
+			"--startup-taint), so that CA counts a held node as upcoming. Empty: no barrier.")
+	fs.DurationVar(&f.arrivalHold, arrivalHoldFlag, arrival.DefaultHold,
+		"Longest the arrival barrier holds a node: it also releases one when a group of its scale-up failed or when it "+
+			"belongs to no scale-up it recorded (after a restart).")
 	return f
+}
+
+// checkArrival validates the arrival barrier's flags, naming them.
+func checkArrival(f *spreadscaleFlags, opts config.AutoscalingOptions) error {
+	if f.arrivalTaint == "" {
+		return nil
+	}
+	if err := arrival.CheckTaintKey(f.arrivalTaint); err != nil {
+		return fmt.Errorf("--%s: %v", arrivalTaintFlag, err)
+	}
+	if f.arrivalHold <= 0 {
+		return fmt.Errorf("--%s=%v: must be positive", arrivalHoldFlag, f.arrivalHold)
+	}
+	if !plugin.Uses(opts) {
+		return fmt.Errorf("--%s needs spreadscale's planning (--expander starting with %s, --estimator=%s)", arrivalTaintFlag, plan.Name, plan.Name)
+	}
+	return nil
+}
+
+// withArrivalTaint adds key to CA's --startup-taint unless CA already
+// treats it as a startup taint by its prefix.
+func withArrivalTaint(opts config.AutoscalingOptions, key string) config.AutoscalingOptions {
+	if key != "" && !strings.HasPrefix(key, taints.StartupTaintPrefix) && !slices.Contains(opts.StartupTaints, key) {
+		opts.StartupTaints = append(slices.Clone(opts.StartupTaints), key)
+	}
+	return opts
 }
 
 // adjustUpstreamFlags changes the defaults and help texts of CA's flags that
@@ -201,6 +244,8 @@ Differences from upstream cluster-autoscaler 1.33.0:
   * --` + declaredDomainsFlag + `=<file> declares topology labels per node group.
   * --` + csiZoneKeysFlag + `=<keys> gives node group templates CSI drivers'
     zone keys (kubernetes/autoscaler#6000), with or without spreadscale.
+  * --` + arrivalTaintFlag + `=<key> holds a scale-up's new nodes, tainted by
+    their node groups, until every zone it opened has registered.
   * ProvisioningRequest support is NOT included: the ProvisioningRequest API
     (autoscaling.x-k8s.io/v1) module that CA 1.33.0 uses cannot be fetched by
     downstream builds, so --` + provReqFlag + `=true is rejected and the

@@ -90,6 +90,9 @@ func main() {
 	if err := checkCSIZoneKeys(ours.csiZoneKeys); err != nil {
 		exitInvalid(err)
 	}
+	if err := checkArrival(ours, autoscalingOpts); err != nil {
+		exitInvalid(err)
+	}
 
 	// The scheduler plugins the simulation runs depend on feature gates: DRA
 	// needs its gate when --enable-dynamic-resource-allocation is set.
@@ -122,6 +125,8 @@ func main() {
 		snapshotter:     snapshotter,
 		declaredDomains: declared,
 		csiZoneKeys:     ours.csiZoneKeys,
+		arrivalTaint:    ours.arrivalTaint,
+		arrivalHold:     ours.arrivalHold,
 	}
 
 	if !leaderElection.LeaderElect {

@@ -66,7 +66,9 @@ func (r *runner) recordPlan(now time.Time, ups []ScaleUp, pods []*apiv1.Pod) {
 	}
 	p := arrival.NewPlan(now, asked, pods, templates, r.nodes)
 	if r.barrier == nil || !r.allHeld(ups) {
-		r.atRisk = append(r.atRisk, p.AtRisk...)
+		for _, risk := range p.AtRisk {
+			r.atRisk = append(r.atRisk, risk.String())
+		}
 	}
 	if r.barrier != nil {
 		r.barrier.Record(p)

@@ -1,0 +1,265 @@
+package processors
+
+import (
+	"maps"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
+	"k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/nodeinfosprovider"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/errors"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
+	kube_client "k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	"github.com/spreadscale/spreadscale/arrival"
+)
+
+// Arrival is spreadscale's arrival barrier inside CA (package arrival): it
+// records the plan of every executed scale-up, and removes the arrival
+// taint from the new nodes it no longer holds. Without a barrier (a nil
+// Barrier) it only reports the spreads a plan puts at risk. CA's loop feeds
+// it through the three processors it wraps (Install); Reconcile runs on
+// every node event and on a short tick, so that a release follows the last
+// registration within seconds, not a scan interval later.
+type Arrival struct {
+	Barrier  *arrival.Barrier
+	Client   kube_client.Interface
+	Recorder record.EventRecorder
+	Nodes    corelisters.NodeLister
+	Cloud    cloudprovider.CloudProvider
+	Now      func() time.Time
+
+	mu sync.Mutex
+	// templates are the labels of each group's template in the last loop.
+	templates map[string]map[string]string
+	// failedAt is each group's latest failed scale-up; backedOff the
+	// groups backed off in the last loop.
+	failedAt  map[string]time.Time
+	backedOff map[string]bool
+	// announced are the held nodes whose hold was announced by an event.
+	announced map[string]bool
+	// reconciling serializes Reconcile: CA's loop and Run's worker both
+	// call it.
+	reconciling sync.Mutex
+}
+
+// Install wraps procs' template provider, scale-up status and autoscaling
+// status processors so that CA's loop feeds a.
+func (a *Arrival) Install(tpl *nodeinfosprovider.TemplateNodeInfoProvider, up *status.ScaleUpStatusProcessor, st *status.AutoscalingStatusProcessor) {
+	*tpl = &arrivalTemplates{Inner: *tpl, a: a}
+	*up = &arrivalPlans{Inner: *up, a: a}
+	*st = &arrivalStatus{Inner: *st, a: a}
+}
+
+// GroupOf is the id of n's node group, by the cloud provider: the
+// barrier's arrival.Config.GroupOf.
+func (a *Arrival) GroupOf(n *apiv1.Node) (string, bool) {
+	ng, err := a.Cloud.NodeGroupForNode(n)
+	if err != nil || ng == nil || reflect.ValueOf(ng).IsNil() {
+		return "", false
+	}
+	return ng.Id(), true
+}
+
+// recordPlan records the plan of an executed scale-up with the barrier or,
+// without one, reports the spreads it puts at risk: an event on each
+// spread's controller and spreadscale_arrival_spreads_at_risk_total.
+func (a *Arrival) recordPlan(st *status.ScaleUpStatus) {
+	if st == nil || st.Result != status.ScaleUpSuccessful || len(st.ScaleUpInfos) == 0 {
+		return
+	}
+	registered, err := a.Nodes.List(everything)
+	if err != nil {
+		klog.ErrorS(err, "Arrival barrier: listing nodes")
+		return
+	}
+	a.mu.Lock()
+	asked := map[string]int{}
+	templates := map[string]map[string]string{}
+	for _, info := range st.ScaleUpInfos {
+		id := info.Group.Id()
+		asked[id] += info.NewSize - info.CurrentSize
+		templates[id] = a.templates[id]
+	}
+	a.mu.Unlock()
+	p := arrival.NewPlan(a.Now(), asked, st.PodsTriggeredScaleUp, templates, registered)
+	if a.Barrier != nil {
+		a.Barrier.Record(p)
+		return
+	}
+	for _, r := range p.AtRisk {
+		arrivalAtRisk.Inc()
+		if ref := ownerRef(r.Pod); ref != nil {
+			a.Recorder.Eventf(ref, apiv1.EventTypeWarning, "SpreadAtRiskFromArrival",
+				"scale-up opens %s domains that register one by one; kube-scheduler may bind the spread onto the first: set --topology-spread-arrival-taint with the taint on the node groups, or minDomains on the spread", r.Key)
+		}
+	}
+}
+
+// ownerRef is a reference to pod's controller, or to pod itself.
+func ownerRef(pod *apiv1.Pod) *apiv1.ObjectReference {
+	if c := metav1.GetControllerOf(pod); c != nil {
+		return &apiv1.ObjectReference{APIVersion: c.APIVersion, Kind: c.Kind, Namespace: pod.Namespace, Name: c.Name, UID: c.UID}
+	}
+	return &apiv1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+}
+
+// observe keeps what the loop's cluster state says of every group: its
+// failed scale-ups and backoffs.
+func (a *Arrival) observe(ctx *context.AutoscalingContext, csr *clusterstate.ClusterStateRegistry, now time.Time) {
+	backedOff := map[string]bool{}
+	for _, ng := range ctx.CloudProvider.NodeGroups() {
+		if csr.BackoffStatusForNodeGroup(ng, now).IsBackedOff {
+			backedOff[ng.Id()] = true
+		}
+	}
+	a.mu.Lock()
+	a.backedOff = backedOff
+	a.mu.Unlock()
+}
+
+// failed reports whether group failed since a time, for the barrier.
+func (a *Arrival) failed(group string, since time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at, ok := a.failedAt[group]
+	return a.backedOff[group] || (ok && !at.Before(since))
+}
+
+// Reconcile releases the nodes the barrier no longer holds, and announces
+// each new hold, with an event on the node.
+func (a *Arrival) Reconcile() {
+	if a.Barrier == nil {
+		return
+	}
+	a.reconciling.Lock()
+	defer a.reconciling.Unlock()
+	nodes, err := a.Nodes.List(everything)
+	if err != nil {
+		klog.ErrorS(err, "Arrival barrier: listing nodes")
+		return
+	}
+	for _, d := range a.Barrier.Decide(a.Now(), nodes, a.failed) {
+		n := nodeIn(nodes, d.Node)
+		if !d.Release {
+			a.announce(n, d)
+			continue
+		}
+		if _, err := taints.CleanTaints(n, a.Client, []string{a.Barrier.Taint()}, false); err != nil {
+			klog.ErrorS(err, "Arrival barrier: removing the taint", "node", d.Node, "cause", d.Cause)
+			continue
+		}
+		a.mu.Lock()
+		delete(a.announced, d.Node)
+		a.mu.Unlock()
+		arrivalHold.Observe(d.Held.Seconds())
+		arrivalReleases.WithLabelValues(string(d.Cause)).Inc()
+		a.Recorder.Eventf(n, apiv1.EventTypeNormal, "ArrivalReleased", "released: %s, after %v", d.Cause, d.Held.Round(time.Second))
+		klog.V(2).InfoS("Arrival barrier released a node", "node", d.Node, "nodeGroup", d.Group, "cause", d.Cause, "held", d.Held)
+	}
+}
+
+// announce emits the event of a new hold once per node.
+func (a *Arrival) announce(n *apiv1.Node, d arrival.Decision) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.announced == nil {
+		a.announced = map[string]bool{}
+	}
+	if a.announced[d.Node] {
+		return
+	}
+	a.announced[d.Node] = true
+	a.Recorder.Eventf(n, apiv1.EventTypeNormal, "ArrivalHeld", "held until %s register", strings.Join(d.Waiting, ", "))
+	klog.V(2).InfoS("Arrival barrier holds a node", "node", d.Node, "nodeGroup", d.Group, "waitingFor", d.Waiting)
+}
+
+// nodeIn is the node of nodes named name.
+func nodeIn(nodes []*apiv1.Node, name string) *apiv1.Node {
+	for _, n := range nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// arrivalTemplates keeps the labels of the loop's templates for a.
+type arrivalTemplates struct {
+	Inner nodeinfosprovider.TemplateNodeInfoProvider
+	a     *Arrival
+}
+
+// Process implements nodeinfosprovider.TemplateNodeInfoProvider.
+func (t *arrivalTemplates) Process(ctx *context.AutoscalingContext, nodes []*apiv1.Node, daemonsets []*appsv1.DaemonSet, taintConfig taints.TaintConfig, now time.Time) (map[string]*framework.NodeInfo, errors.AutoscalerError) {
+	out, err := t.Inner.Process(ctx, nodes, daemonsets, taintConfig, now)
+	labels := make(map[string]map[string]string, len(out))
+	for id, ni := range out {
+		labels[id] = maps.Clone(ni.Node().Labels)
+	}
+	t.a.mu.Lock()
+	t.a.templates = labels
+	t.a.mu.Unlock()
+	return out, err
+}
+
+// CleanUp implements nodeinfosprovider.TemplateNodeInfoProvider.
+func (t *arrivalTemplates) CleanUp() { t.Inner.CleanUp() }
+
+// arrivalPlans records the plans and failures of the loop's scale-up.
+type arrivalPlans struct {
+	Inner status.ScaleUpStatusProcessor
+	a     *Arrival
+}
+
+// Process implements status.ScaleUpStatusProcessor.
+func (p *arrivalPlans) Process(ctx *context.AutoscalingContext, st *status.ScaleUpStatus) {
+	p.Inner.Process(ctx, st)
+	if st == nil {
+		return
+	}
+	p.a.mu.Lock()
+	if p.a.failedAt == nil {
+		p.a.failedAt = map[string]time.Time{}
+	}
+	for _, g := range st.FailedResizeNodeGroups {
+		p.a.failedAt[g.Id()] = p.a.Now()
+	}
+	p.a.mu.Unlock()
+	p.a.recordPlan(st)
+}
+
+// CleanUp implements status.ScaleUpStatusProcessor.
+func (p *arrivalPlans) CleanUp() { p.Inner.CleanUp() }
+
+// arrivalStatus reads the loop's cluster state for a and reconciles.
+type arrivalStatus struct {
+	Inner status.AutoscalingStatusProcessor
+	a     *Arrival
+}
+
+// Process implements status.AutoscalingStatusProcessor.
+func (s *arrivalStatus) Process(ctx *context.AutoscalingContext, csr *clusterstate.ClusterStateRegistry, now time.Time) error {
+	s.a.observe(ctx, csr, now)
+	s.a.Reconcile()
+	return s.Inner.Process(ctx, csr, now)
+}
+
+// CleanUp implements status.AutoscalingStatusProcessor.
+func (s *arrivalStatus) CleanUp() { s.Inner.CleanUp() }
+
+// everything selects every node.
+var everything = labels.Everything()
