@@ -317,6 +317,21 @@ func TestMainRefusesBeforeContactingTheAPIServer(t *testing.T) {
 			args:       []string{"--csi-zone-keys=topology.gke.io/zone,,topology.ebs.csi.aws.com/zone"},
 			wantStderr: []string{"an empty key"},
 		},
+		{
+			name:       "arrival taint that is no taint key",
+			args:       []string{"--topology-spread-arrival-taint=arrival taint"},
+			wantStderr: []string{"--topology-spread-arrival-taint", `"arrival taint" is not a valid taint key`},
+		},
+		{
+			name:       "arrival hold of zero",
+			args:       []string{"--topology-spread-arrival-taint=startup-taint.cluster-autoscaler.kubernetes.io/arrival", "--topology-spread-arrival-hold=0s"},
+			wantStderr: []string{"--topology-spread-arrival-hold=0s: must be positive"},
+		},
+		{
+			name:       "arrival barrier without spreadscale",
+			args:       []string{"--expander=random", "--estimator=binpacking", "--topology-spread-arrival-taint=startup-taint.cluster-autoscaler.kubernetes.io/arrival"},
+			wantStderr: []string{"--topology-spread-arrival-taint needs spreadscale's planning"},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
