@@ -79,7 +79,7 @@ func (c *arrivalCluster) scaleUp(t *testing.T) {
 
 // register makes a held node of zone z register at the cluster's now.
 func (c *arrivalCluster) register(t *testing.T, z string) {
-	n := st.MakeNode().Name("ng-"+z+"-1").Zone("zone-"+z).Created(c.now).
+	n := st.MakeNode().Name("ng-" + z + "-1").Zone("zone-" + z).Created(c.now).
 		Taints(apiv1.Taint{Key: arrivalKey, Effect: apiv1.TaintEffectNoSchedule}).Obj()
 	c.cloud.AddNode("ng-"+z, n)
 	require.NoError(t, c.indexer.Add(n))
