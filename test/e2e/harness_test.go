@@ -67,6 +67,9 @@ type nodeGroup struct {
 	// nodes have it, the registrar puts it on new nodes, and the group's
 	// template never has it (kubernetes/autoscaler#6000).
 	CSIZoneKey string
+	// Taints are more taints on the group's template, so on the nodes CA
+	// creates in it (the arrival barrier's, for one).
+	Taints []corev1.Taint
 }
 
 // autoscaler is a CA configuration under test.

@@ -59,7 +59,7 @@ func (s *scenario) createProviderConfig() {
 				Labels:      s.nodeLabels(g),
 				Annotations: annotations,
 			},
-			Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: registeringTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
+			Spec: corev1.NodeSpec{Taints: append([]corev1.Taint{{Key: registeringTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}, g.Taints...)},
 			Status: corev1.NodeStatus{
 				Capacity:    nodeResources(),
 				Allocatable: nodeResources(),

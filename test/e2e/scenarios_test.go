@@ -35,6 +35,15 @@ func TestE2E(t *testing.T) {
 	t.Run("min-domains-stock", func(t *testing.T) { minDomains(t, "md-stock", stockCA, false) })
 	// A hostname spread from a pool at 0 (hostname_pool_test.go).
 	t.Run("hostname-pool-spreadscale", func(t *testing.T) { hostnamePool(t, "hp-ss", spreadscaleCA, true) })
+	balanced := map[string]int{"zone-a": 2, "zone-b": 2, "zone-c": 2}
+	t.Run("arrival-late-zone-spreadscale", func(t *testing.T) { staggeredArrival(t, "al-ss", arrivalCase{a: spreadscaleCA, collapsed: true}) })
+	t.Run("arrival-late-zone-barrier", func(t *testing.T) {
+		staggeredArrival(t, "al-bar", arrivalCase{a: arrivalCA, held: true, want: balanced})
+	})
+	t.Run("arrival-late-zone-min-domains", func(t *testing.T) {
+		staggeredArrival(t, "al-md", arrivalCase{a: spreadscaleCA, minDomains: 3, want: balanced})
+	})
+	t.Run("arrival-late-zone-stock", func(t *testing.T) { staggeredArrival(t, "al-stock", arrivalCase{a: stockCA}) })
 	t.Run("hostname-pool-stock", func(t *testing.T) { hostnamePool(t, "hp-stock", stockCA, false) })
 	t.Run("unsatisfiable", unsatisfiable)
 	t.Run("redis-statefulsets", redisStatefulSets)
