@@ -92,7 +92,8 @@
 // object's kind and name, and the offending field: unparsable YAML or
 // values (quantities, types), unknown fields (except under status, so that
 // dumps of newer clusters load), unsupported kinds, a missing
-// metadata.name, duplicate objects, a node picked by two node groups, node
+// metadata.name, duplicate objects, a NodeGroup still marked as a draft
+// (DraftAnnotation), a node picked by two node groups, node
 // group sizes that are negative, inverted or outside [minSize, maxSize]
 // given the nodes the selector picks, negative node group prices, pods
 // bound to unknown nodes, pods the API server would not create (its pod
