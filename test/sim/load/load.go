@@ -41,6 +41,10 @@
 //     (0 without one). An unknown class, a spec.priority that differs from
 //     the class's value, a second globalDefault class and a class the API
 //     server would not create are input errors.
+//   - apiVersion policy/v1, kind PodDisruptionBudget:
+//     Scenario.PodDisruptionBudgets, validated as the API server validates
+//     its create; cluster-autoscaler's scale-down respects them through
+//     their status.disruptionsAllowed as the input has it.
 //   - apiVersion spreadscale.io/v1alpha1, kind NodeGroup: an autoscaled node
 //     group (see NodeGroup). Its initial size is the number of Nodes its
 //     selector picks; spec.price, the cost of one node per hour, feeds
