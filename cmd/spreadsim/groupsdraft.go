@@ -61,7 +61,11 @@ func templateFromNodes(nodes []*apiv1.Node, dump *dumpObjects, id string) (*apiv
 		Spec:       apiv1.NodeSpec{Taints: smallest.Spec.Taints},
 		Status:     apiv1.NodeStatus{Capacity: smallest.Status.Capacity, Allocatable: smallest.Status.Allocatable},
 	}
-	notes := []string{fmt.Sprintf("template: the labels all %d nodes share (kubernetes.io/hostname left out: each new node gets its own); taints, capacity and allocatable of %s, the smallest, with the taints CA drops from a template dropped; no provider ID.", len(nodes), smallest.Name)}
+	whose := fmt.Sprintf("the labels all %d nodes share", len(nodes))
+	if len(nodes) == 1 {
+		whose = "the labels of its node"
+	}
+	notes := []string{fmt.Sprintf("template: %s (kubernetes.io/hostname left out: each new node gets its own); taints, capacity and allocatable of %s, the smallest, with the taints CA drops from a template dropped; no provider ID.", whose, smallest.Name)}
 	info, err := simulator.SanitizedTemplateNodeInfoFromNodeInfo(framework.NewNodeInfo(smallest.DeepCopy(), nil, pods...), id, dump.daemonSets, true, taints.NewTaintConfig(config.AutoscalingOptions{}))
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("CA could not build its template from %s (%v): the taints are the node's own.", smallest.Name, err))

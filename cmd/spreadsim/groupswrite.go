@@ -52,8 +52,9 @@ func writeComments(b *strings.Builder, notes []string) {
 	}
 }
 
-// nodeGroupYAML is ng as YAML without null and empty fields (a template's
-// creationTimestamp, its empty spec).
+// nodeGroupYAML is ng as YAML without null and empty fields, nor the
+// zero-valued structures of a template's status (daemonEndpoints,
+// nodeInfo).
 func nodeGroupYAML(ng *load.NodeGroup) ([]byte, error) {
 	js, err := json.Marshal(ng)
 	if err != nil {
@@ -63,7 +64,41 @@ func nodeGroupYAML(ng *load.NodeGroup) ([]byte, error) {
 	if err := json.Unmarshal(js, &m); err != nil {
 		return nil, err
 	}
+	if spec, ok := m["spec"].(map[string]any); ok {
+		if t, ok := spec["template"].(map[string]any); ok {
+			if st, ok := t["status"].(map[string]any); ok {
+				for k, v := range st {
+					if allZero(v) {
+						delete(st, k)
+					}
+				}
+			}
+		}
+	}
 	return yaml.Marshal(pruneEmpty(m))
+}
+
+// allZero reports whether every leaf of a decoded JSON mapping is a zero
+// value ("", 0, false, null).
+func allZero(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if !allZero(e) {
+				return false
+			}
+		}
+		return true
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case float64:
+		return x == 0
+	case bool:
+		return !x
+	}
+	return false
 }
 
 // pruneEmpty drops the nulls and empty mappings of v, recursively, but an
