@@ -89,7 +89,7 @@ func (d document) knownGroups(out map[string]*knownGroup) load.Errors {
 	var errs load.Errors
 	for _, name := range slices.Sorted(maps.Keys(tags)) {
 		at := d
-		at.at.Name = name
+		at.at.Kind, at.at.Name = "NodeGroup", name
 		kg, e := groupFromTags(at, name, tags[name])
 		errs = append(errs, e...)
 		if len(e) == 0 {
