@@ -6,9 +6,8 @@
 // default it runs the spreadscale wiring; --compare also runs stock
 // cluster-autoscaler on the same input and prints both side by side.
 //
-// Two subcommands prepare the input from a live cluster: `spreadsim
-// snapshot` writes a read-only snapshot of it (snapshot.go) and `spreadsim
-// groups` drafts its NodeGroups from a snapshot or dump (groups.go).
+// `spreadsim snapshot` (snapshot.go) and `spreadsim groups` (groups.go)
+// make the input from a live cluster.
 //
 // Exit status: 0 when the simulation ran (whatever it decided), 2 for bad
 // flags or input (every problem is printed to standard error), 1 when the

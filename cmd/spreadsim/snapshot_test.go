@@ -145,9 +145,7 @@ func TestSnapshotNeedsOnlyTheShippedRole(t *testing.T) {
 		for _, v := range r.Verbs {
 			assert.Contains(t, []string{"get", "list"}, v, "%s grants %q", snapshotRole, v)
 		}
-		for _, res := range r.Resources {
-			granted = append(granted, res)
-		}
+		granted = append(granted, r.Resources...)
 	}
 	var read []string
 	for _, k := range snapshotKinds {
