@@ -6,6 +6,9 @@
 // default it runs the spreadscale wiring; --compare also runs stock
 // cluster-autoscaler on the same input and prints both side by side.
 //
+// `spreadsim snapshot` (snapshot.go) and `spreadsim groups` (groups.go)
+// make the input from a live cluster.
+//
 // Exit status: 0 when the simulation ran (whatever it decided), 2 for bad
 // flags or input (every problem is printed to standard error), 1 when the
 // simulation itself failed. An input past --max-input-bytes or --max-pods,
@@ -97,6 +100,14 @@ func main() {
 // run is spreadsim with its arguments and standard streams; it returns the
 // exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "snapshot":
+			return runSnapshot(args[1:], stdout, stderr)
+		case "groups":
+			return runGroups(args[1:], stdin, stdout, stderr)
+		}
+	}
 	opts, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -202,6 +213,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
 			fmt.Fprintln(stderr, "Usage: spreadsim [-f FILE]... [--compare] [flags]")
+			fmt.Fprintln(stderr, "       spreadsim snapshot [--kubeconfig FILE] [-n NAMESPACE]...   (see spreadsim snapshot -h)")
+			fmt.Fprintln(stderr, "       spreadsim groups -f FILE... [--group-label KEY]           (see spreadsim groups -h)")
 			fmt.Fprintln(stderr, "Simulates cluster-autoscaler scale-ups and scale-downs with spreadscale (and, with --compare, stock) on a cluster in YAML.")
 			fs.PrintDefaults()
 		}

@@ -148,3 +148,21 @@ func runJSONInput(t *testing.T, stdin string, args ...string) jsonSchema {
 	decodeStrict(t, []byte(out), &doc)
 	return doc
 }
+
+// A PodDisruptionBudget of the input is CA's: with the web replicas'
+// budget allowing no disruption (status.disruptionsAllowed 0), stock CA
+// removes only the empty ng-3 and never drains a replica's node, where
+// without it it removes ng-0 in loop 5 (TestJSONScaleDown).
+func TestScaleDownRespectsPodDisruptionBudgets(t *testing.T) {
+	pdb := "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec: {minAvailable: 3, selector: {matchLabels: {app: web}}}\n" +
+		"status: {disruptionsAllowed: 0, currentHealthy: 3, desiredHealthy: 3, expectedPods: 3}\n"
+	doc := runJSONInput(t, hostnameSpread()+pdb, append([]string{"-f", "-", "--compare"}, shortTimers...)...)
+	var removed []string
+	for _, l := range doc.Stock.Loops {
+		for _, d := range l.ScaleDowns {
+			removed = append(removed, l.Time+" "+d.Node)
+		}
+		assert.Empty(t, l.EvictedPods, "stock loop at %s: no eviction under the budget", l.Time)
+	}
+	assert.Equal(t, []string{"50s ng-3"}, removed, "stock removals under the budget: only the empty node")
+}

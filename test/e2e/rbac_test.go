@@ -216,30 +216,35 @@ func setupRBAC(ctx context.Context, adminKubeconfig string) (string, error) {
 // (server and its trust) and the ServiceAccount token. The file is readable
 // by everyone, for the image's user 65532, in a folder only we can enter.
 func writeCAKubeconfig(adminKubeconfig, token string) (string, error) {
-	admin, err := clientcmd.LoadFromFile(adminKubeconfig)
-	if err != nil {
-		return "", err
-	}
-	ctxName := admin.CurrentContext
-	if admin.Contexts[ctxName] == nil || admin.Clusters[admin.Contexts[ctxName].Cluster] == nil {
-		return "", fmt.Errorf("%s: no cluster for the current context %q", adminKubeconfig, ctxName)
-	}
-	cluster := admin.Clusters[admin.Contexts[ctxName].Cluster].DeepCopy()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["e2e"] = cluster
-	cfg.AuthInfos[caServiceAccount] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: caServiceAccount}
-	cfg.CurrentContext = "e2e"
 	dir, err := os.MkdirTemp("", "spreadscale-e2e-ca-")
 	if err != nil {
 		return "", err
 	}
 	rbac.tokenDir = dir
 	path := filepath.Join(dir, "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	if err := writeTokenKubeconfig(adminKubeconfig, caServiceAccount, token, path); err != nil {
 		return "", err
 	}
 	return path, os.Chmod(path, 0o644)
+}
+
+// writeTokenKubeconfig writes to path a kubeconfig with the admin
+// kubeconfig's cluster (server and its trust) and user's bearer token.
+func writeTokenKubeconfig(adminKubeconfig, user, token, path string) error {
+	admin, err := clientcmd.LoadFromFile(adminKubeconfig)
+	if err != nil {
+		return err
+	}
+	ctxName := admin.CurrentContext
+	if admin.Contexts[ctxName] == nil || admin.Clusters[admin.Contexts[ctxName].Cluster] == nil {
+		return fmt.Errorf("%s: no cluster for the current context %q", adminKubeconfig, ctxName)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["e2e"] = admin.Clusters[admin.Contexts[ctxName].Cluster].DeepCopy()
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: user}
+	cfg.CurrentContext = "e2e"
+	return clientcmd.WriteToFile(*cfg, path)
 }
 
 // bindCANamespace grants CA deploy/'s Role, and the kwok provider the

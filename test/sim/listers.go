@@ -97,7 +97,7 @@ func (r *runner) refreshListers() {
 		kube_util.NewTestNodeLister(nodes),
 		kube_util.NewTestNodeLister(ready),
 		kube_util.NewTestPodLister(all),
-		kube_util.NewTestPodDisruptionBudgetLister(nil),
+		kube_util.NewTestPodDisruptionBudgetLister(deepCopyAll(r.scenario.PodDisruptionBudgets)),
 		daemonSets, rcs, jobs, rss, sss,
 	))
 }

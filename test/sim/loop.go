@@ -204,7 +204,7 @@ func (r *runner) autoscale(ctx context.Context, loop int, l *Loop) error {
 		return fmt.Errorf("sim: loop %d: CA cluster snapshot: %w", loop, err)
 	}
 	r.actx.RemainingPdbTracker.Clear()
-	if err := r.actx.RemainingPdbTracker.SetPdbs(nil); err != nil {
+	if err := r.actx.RemainingPdbTracker.SetPdbs(deepCopyAll(r.scenario.PodDisruptionBudgets)); err != nil {
 		return fmt.Errorf("sim: loop %d: CA PDB tracker: %w", loop, err)
 	}
 	nodeInfos, aerr := r.procs.TemplateNodeInfoProvider.Process(r.actx, nodes, deepCopyAll(r.scenario.DaemonSets), r.taintConfig, time.Now())

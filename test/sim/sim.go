@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/spreadscale/spreadscale/arrival"
@@ -122,6 +123,10 @@ type Scenario struct {
 	PersistentVolumes      []*apiv1.PersistentVolume
 	PersistentVolumeClaims []*apiv1.PersistentVolumeClaim
 	StorageClasses         []*storagev1.StorageClass
+	// PodDisruptionBudgets are the cluster's PDBs: CA's PDB lister serves
+	// them and its scale-down tracks them (a node whose pods' budgets
+	// allow no disruption is not removed), by their status as given.
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	// MaxNodesTotal is CA's --max-nodes-total; 0 means unlimited.
 	MaxNodesTotal int
 	// PriorityConfigMap is the ConfigMap CA's "priority" expander reads:

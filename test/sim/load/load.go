@@ -41,6 +41,10 @@
 //     (0 without one). An unknown class, a spec.priority that differs from
 //     the class's value, a second globalDefault class and a class the API
 //     server would not create are input errors.
+//   - apiVersion policy/v1, kind PodDisruptionBudget:
+//     Scenario.PodDisruptionBudgets, validated as the API server validates
+//     its create; cluster-autoscaler's scale-down respects them through
+//     their status.disruptionsAllowed as the input has it.
 //   - apiVersion spreadscale.io/v1alpha1, kind NodeGroup: an autoscaled node
 //     group (see NodeGroup). Its initial size is the number of Nodes its
 //     selector picks; spec.price, the cost of one node per hour, feeds
@@ -92,7 +96,8 @@
 // object's kind and name, and the offending field: unparsable YAML or
 // values (quantities, types), unknown fields (except under status, so that
 // dumps of newer clusters load), unsupported kinds, a missing
-// metadata.name, duplicate objects, a node picked by two node groups, node
+// metadata.name, duplicate objects, a NodeGroup still marked as a draft
+// (DraftAnnotation), a node picked by two node groups, node
 // group sizes that are negative, inverted or outside [minSize, maxSize]
 // given the nodes the selector picks, negative node group prices, pods
 // bound to unknown nodes, pods the API server would not create (its pod

@@ -18,6 +18,14 @@ import (
 // APIVersion is the apiVersion of spreadscale's own input kinds.
 const APIVersion = "spreadscale.io/v1alpha1"
 
+// DraftAnnotation marks a NodeGroup as a draft: its value lists, comma
+// separated, the fields still to be filled in ("spec.minSize,spec.maxSize",
+// "spec.template"), as `spreadsim groups` writes them when it cannot
+// know them. The loader refuses a NodeGroup that carries it, whatever its
+// value, naming the group and the fields; the fields it lists are not
+// reported again as missing. Fill them in and delete the annotation.
+const DraftAnnotation = "spreadscale.io/draft"
+
 // NodeGroup is the input form of an autoscaled node group:
 //
 //	apiVersion: spreadscale.io/v1alpha1
@@ -106,6 +114,8 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 	spec := &ng.Spec
 	g := sim.NodeGroup{Name: ng.Name}
 	ok := l.failAll(at, validateNodeGroupMeta(ng))
+	drafted := l.draft(at, ng)
+	ok = ok && drafted == nil
 	if spec.MinSize != nil {
 		g.MinSize = int(*spec.MinSize)
 	}
@@ -115,7 +125,9 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 	}
 	switch {
 	case spec.MaxSize == nil:
-		l.fail(at, "spec.maxSize: required")
+		if !drafted["spec.maxSize"] {
+			l.fail(at, "spec.maxSize: required")
+		}
 		ok = false
 	case *spec.MaxSize < 0:
 		l.fail(at, "spec.maxSize: %d must not be negative", *spec.MaxSize)
@@ -127,7 +139,9 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 			ok = false
 		}
 	}
-	if !l.template(at, spec.Template) {
+	if spec.Template == nil && drafted["spec.template"] {
+		ok = false
+	} else if !l.template(at, spec.Template) {
 		ok = false
 	}
 	g.Template = spec.Template
@@ -151,6 +165,29 @@ func (l *loader) nodeGroup(at origin, js []byte) {
 		g.MinSize, g.MaxSize = -1, -1 // keeps finish from reporting sizes again
 	}
 	l.groups = append(l.groups, groupEntry{group: g, selector: sel, at: at})
+}
+
+// draft refuses a NodeGroup marked with DraftAnnotation and returns the
+// fields its value lists (nil when it is not a draft).
+func (l *loader) draft(at origin, ng *NodeGroup) map[string]bool {
+	value, ok := ng.Annotations[DraftAnnotation]
+	if !ok {
+		return nil
+	}
+	fields := map[string]bool{}
+	var names []string
+	for _, f := range strings.Split(value, ",") {
+		if f = strings.TrimSpace(f); f != "" && !fields[f] {
+			fields[f] = true
+			names = append(names, f)
+		}
+	}
+	what := "its fields"
+	if len(names) > 0 {
+		what = strings.Join(names, ", ")
+	}
+	l.fail(at, "metadata.annotations[%q]: a draft: %s still to be filled in (fill them in and delete the annotation)", DraftAnnotation, what)
+	return fields
 }
 
 // template validates a NodeGroup template (validateTemplate) and completes

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,6 +100,8 @@ type loader struct {
 	// badTemplates are the workloads whose pods failed validation
 	// (reported once, see validPod).
 	badTemplates map[origin]bool
+	// pdbs are the input's valid PodDisruptionBudgets.
+	pdbs []*policyv1.PodDisruptionBudget
 	// priorityConfigMap is the priority expander's ConfigMap, nil until
 	// a valid one is read.
 	priorityConfigMap *apiv1.ConfigMap
@@ -123,7 +126,7 @@ type envelope struct {
 }
 
 // namespaced are the supported kinds that live in a namespace.
-var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true, "PersistentVolumeClaim": true}
+var namespaced = map[string]bool{"Pod": true, "ConfigMap": true, "Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true, "PersistentVolumeClaim": true, "PodDisruptionBudget": true}
 
 // objectName is the part of metadata that names an object in messages, and
 // its uid.
@@ -148,7 +151,7 @@ func jsonType(js []byte) string {
 }
 
 // supported lists the accepted kinds for error messages.
-const supported = "v1 Node, Pod, ConfigMap, PersistentVolume, PersistentVolumeClaim or List; storage.k8s.io/v1 StorageClass; apps/v1 Deployment, ReplicaSet, StatefulSet or DaemonSet; scheduling.k8s.io/v1 PriorityClass; " + APIVersion + " NodeGroup"
+const supported = "v1 Node, Pod, ConfigMap, PersistentVolume, PersistentVolumeClaim or List; storage.k8s.io/v1 StorageClass; apps/v1 Deployment, ReplicaSet, StatefulSet or DaemonSet; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; " + APIVersion + " NodeGroup"
 
 // object decodes one object (or, when lists is set, a List of objects).
 func (l *loader) object(at origin, js []byte, lists bool) {
@@ -202,6 +205,8 @@ func (l *loader) object(at origin, js []byte, lists bool) {
 		l.daemonSet(at, js)
 	case tm.APIVersion == "scheduling.k8s.io/v1" && tm.Kind == "PriorityClass":
 		l.priorityClass(at, js)
+	case tm.APIVersion == "policy/v1" && tm.Kind == "PodDisruptionBudget":
+		l.podDisruptionBudget(at, js)
 	case tm.APIVersion == APIVersion && tm.Kind == "NodeGroup":
 		l.nodeGroup(at, js)
 	default:
@@ -372,5 +377,6 @@ func (l *loader) finish() sim.Scenario {
 		s.Pods = append(s.Pods, pe.pod)
 	}
 	s.PersistentVolumes, s.PersistentVolumeClaims, s.StorageClasses = l.volumes, l.finishClaims(), l.classes
+	s.PodDisruptionBudgets = l.pdbs
 	return s
 }

@@ -64,6 +64,16 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 			[]string{"document 2 (PersistentVolume pv1): duplicate PersistentVolume pv1: already defined in document 1"}},
 		{"two claims with one uid", claim("c1", "u1") + "---\n" + claim("c2", "u1"),
 			[]string{"document 2 (PersistentVolumeClaim default/c2): metadata.uid: u1 is already the uid of PersistentVolumeClaim default/c1 (document 1)"}},
+		{"draft group without sizes", "apiVersion: spreadscale.io/v1alpha1\nkind: NodeGroup\nmetadata: {name: g, annotations: {spreadscale.io/draft: \"spec.minSize,spec.maxSize\"}}\nspec:\n" + capacity,
+			[]string{`document 1 (NodeGroup g): metadata.annotations["spreadscale.io/draft"]: a draft: spec.minSize, spec.maxSize still to be filled in`}},
+		{"draft group without template", "apiVersion: spreadscale.io/v1alpha1\nkind: NodeGroup\nmetadata: {name: g, annotations: {spreadscale.io/draft: spec.template}}\nspec: {maxSize: 3}\n",
+			[]string{`document 1 (NodeGroup g): metadata.annotations["spreadscale.io/draft"]: a draft: spec.template still to be filled in`}},
+		{"complete group still marked a draft", "apiVersion: spreadscale.io/v1alpha1\nkind: NodeGroup\nmetadata: {name: g, annotations: {spreadscale.io/draft: \"\"}}\nspec:\n  maxSize: 3\n" + capacity,
+			[]string{`document 1 (NodeGroup g): metadata.annotations["spreadscale.io/draft"]: a draft: its fields still to be filled in`}},
+		{"draft group with another problem", "apiVersion: spreadscale.io/v1alpha1\nkind: NodeGroup\nmetadata: {name: g, annotations: {spreadscale.io/draft: spec.maxSize}}\nspec:\n  price: -1\n" + capacity,
+			[]string{`(NodeGroup g): metadata.annotations["spreadscale.io/draft"]: a draft: spec.maxSize still`, "(NodeGroup g): spec.price: -1 is outside"}},
+		{"PodDisruptionBudget with minAvailable and maxUnavailable", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec: {minAvailable: 1, maxUnavailable: 1, selector: {matchLabels: {app: web}}}\n",
+			[]string{"document 1 (PodDisruptionBudget default/web): spec: Invalid value: policy.PodDisruptionBudgetSpec{"}},
 		{"empty input", "", []string{"the input holds no object"}},
 		{"only comments and separators", "# nothing\n---\n---\n", []string{"the input holds no object"}},
 		{"every problem at once", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {memory: \"-1\"}}\n---\n" +
@@ -94,14 +104,18 @@ func claim(name, uid string) string {
 	return "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: " + name + ", uid: " + uid + "}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n"
 }
 
-// Valid storage objects, nodes and groups pass the API server's
+// Valid storage objects, nodes, groups and PDBs pass the API server's
 // validation untouched by it.
 func TestValidObjectsLoad(t *testing.T) {
 	input := pv("pv1", "") + "---\n" + claim("c1", "u1") + "---\n" + claim("c2", "u2") +
 		"---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\nprovisioner: ebs.csi.aws.com\n---\n" +
 		"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {pool: p}}\nspec: {taints: [{key: gpu, effect: NoSchedule}]}\nstatus: {capacity: {cpu: \"2\", memory: 8Gi}}\n---\n" +
-		group("ng-a.b", "  selector: {matchLabels: {pool: p}}\n  price: 0.5\n  template: {status: {capacity: {cpu: \"2\", memory: 8Gi}, allocatable: {cpu: 1900m}}}\n")
+		group("ng-a.b", "  selector: {matchLabels: {pool: p}}\n  price: 0.5\n  template: {status: {capacity: {cpu: \"2\", memory: 8Gi}, allocatable: {cpu: 1900m}}}\n") +
+		"---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}\nstatus: {disruptionsAllowed: 0, currentHealthy: 3, desiredHealthy: 2, expectedPods: 3}\n"
 	s := parse(t, input)
+	require.Len(t, s.PodDisruptionBudgets, 1, "PDBs")
+	assert.Equal(t, "shop/web", s.PodDisruptionBudgets[0].Namespace+"/"+s.PodDisruptionBudgets[0].Name, "PDB")
+	assert.Zero(t, s.PodDisruptionBudgets[0].Status.DisruptionsAllowed, "PDB status as given")
 	assert.Len(t, s.PersistentVolumes, 1, "PVs")
 	assert.Len(t, s.PersistentVolumeClaims, 2, "claims")
 	assert.Len(t, s.StorageClasses, 1, "classes")
