@@ -137,7 +137,7 @@ func (b *Barrier) verdict(n *apiv1.Node, g string, held time.Duration, nodes []*
 func (b *Barrier) planOf(n *apiv1.Node, g string) (Plan, bool) {
 	for i := len(b.plans) - 1; i >= 0; i-- {
 		p := b.plans[i]
-		if p.Asked[g] > 0 && !n.CreationTimestamp.Time.Before(p.At) {
+		if p.Asked[g] > 0 && p.made(n) {
 			return p, true
 		}
 	}

@@ -187,3 +187,12 @@ func TestCheckTaintKey(t *testing.T) {
 	assert.NoError(t, arrival.CheckTaintKey(taint))
 	assert.ErrorContains(t, arrival.CheckTaintKey("bad key!"), `"bad key!" is not a valid taint key`)
 }
+
+// The API server keeps creation times to the second: a node created in the
+// second the plan was made, after it, belongs to it.
+func TestANodeOfThePlansSecondIsItsOwn(t *testing.T) {
+	b := newBarrier()
+	b.Record(arrival.NewPlan(t0.Add(600*time.Millisecond), map[string]int{"ng-a": 1, "ng-b": 1}, []*v1.Pod{zoneSpread("web-1", 0)}, templates, nil))
+	d := b.Decide(t0.Add(time.Second), []*v1.Node{node("a-1", "a", 0, true)}, func(string, time.Time) bool { return false })
+	assert.Equal(t, []arrival.Decision{{Node: "a-1", Group: "ng-a", Held: time.Second, Waiting: []string{"b"}}}, d)
+}

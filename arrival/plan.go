@@ -145,6 +145,12 @@ func total(asked map[string]int) int {
 	return n
 }
 
+// made reports whether n was created after p was made: the API server
+// keeps creation times to the second, so p's time is truncated too.
+func (p Plan) made(n *apiv1.Node) bool {
+	return !n.CreationTimestamp.Time.Before(p.At.Truncate(time.Second))
+}
+
 // awaits reports whether p waits for anything.
 func (p Plan) awaits() bool {
 	return len(p.Awaited) > 0 || (p.EachNode && total(p.Asked) > 1)
@@ -168,7 +174,7 @@ func (p Plan) missing(nodes []*apiv1.Node, groupOf func(*apiv1.Node) (string, bo
 	}
 	arrived := map[string]int{}
 	for _, n := range nodes {
-		if g, ok := groupOf(n); ok && !n.CreationTimestamp.Time.Before(p.At) {
+		if g, ok := groupOf(n); ok && p.made(n) {
 			arrived[g]++
 		}
 	}

@@ -86,6 +86,9 @@ type Components struct {
 	// Enabled reports whether the flags wire spreadscale in; without it
 	// every part is stock CA's.
 	Enabled bool
+	// Current holds each loop's plan while spreadscale is enabled, for
+	// the parts that follow it (processors.Arrival); nil otherwise.
+	Current *plan.Current
 }
 
 // Uses reports whether the flags name spreadscale as expander or estimator.
@@ -199,6 +202,7 @@ func Build(s Setup) (Components, error) {
 		Now:           s.Now,
 	}, s.Processors.NodeGroupConfigProcessor)
 	c.Enabled = true
+	c.Current = current
 	c.ExpanderStrategy = strategy
 	c.EstimatorBuilder = estimator.NewBuilder(current, binpacking)
 	orch := NewOrchestrator(orchestrator.New(), current, s.Spreadscale.Defaults, chooser)

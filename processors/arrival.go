@@ -14,6 +14,8 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
 	"k8s.io/autoscaler/cluster-autoscaler/context"
+	caprocessors "k8s.io/autoscaler/cluster-autoscaler/processors"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodeinfosprovider"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
@@ -25,17 +27,22 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/arrival"
+	"github.com/spreadscale/spreadscale/plan"
 )
 
 // Arrival is spreadscale's arrival barrier inside CA (package arrival): it
-// records the plan of every executed scale-up, and removes the arrival
+// records the plan of every scale-up before CA executes it (a node may
+// register while CA still resizes the next group), and removes the arrival
 // taint from the new nodes it no longer holds. Without a barrier (a nil
 // Barrier) it only reports the spreads a plan puts at risk. CA's loop feeds
-// it through the three processors it wraps (Install); Reconcile runs on
+// it through the four processors it wraps (Install); Reconcile runs on
 // every node event and on a short tick, so that a release follows the last
 // registration within seconds, not a scan interval later.
 type Arrival struct {
-	Barrier  *arrival.Barrier
+	Barrier *arrival.Barrier
+	// Current is the loop's spreadscale plan, whose placed pods give a
+	// scale-up its spreads.
+	Current  *plan.Current
 	Client   kube_client.Interface
 	Recorder record.EventRecorder
 	Nodes    corelisters.NodeLister
@@ -56,12 +63,14 @@ type Arrival struct {
 	reconciling sync.Mutex
 }
 
-// Install wraps procs' template provider, scale-up status and autoscaling
-// status processors so that CA's loop feeds a.
-func (a *Arrival) Install(tpl *nodeinfosprovider.TemplateNodeInfoProvider, up *status.ScaleUpStatusProcessor, st *status.AutoscalingStatusProcessor) {
-	*tpl = &arrivalTemplates{Inner: *tpl, a: a}
-	*up = &arrivalPlans{Inner: *up, a: a}
-	*st = &arrivalStatus{Inner: *st, a: a}
+// Install wraps procs' template provider, node group set processor (which
+// balances a scale-up right before CA executes it), scale-up status and
+// autoscaling status processors so that CA's loop feeds a.
+func (a *Arrival) Install(procs *caprocessors.AutoscalingProcessors) {
+	procs.TemplateNodeInfoProvider = &arrivalTemplates{Inner: procs.TemplateNodeInfoProvider, a: a}
+	procs.NodeGroupSetProcessor = &arrivalBalance{Inner: procs.NodeGroupSetProcessor, a: a}
+	procs.ScaleUpStatusProcessor = &arrivalFailures{Inner: procs.ScaleUpStatusProcessor, a: a}
+	procs.AutoscalingStatusProcessor = &arrivalStatus{Inner: procs.AutoscalingStatusProcessor, a: a}
 }
 
 // GroupOf is the id of n's node group, by the cloud provider: the
@@ -74,11 +83,14 @@ func (a *Arrival) GroupOf(n *apiv1.Node) (string, bool) {
 	return ng.Id(), true
 }
 
-// recordPlan records the plan of an executed scale-up with the barrier or,
-// without one, reports the spreads it puts at risk: an event on each
-// spread's controller and spreadscale_arrival_spreads_at_risk_total.
-func (a *Arrival) recordPlan(st *status.ScaleUpStatus) {
-	if st == nil || st.Result != status.ScaleUpSuccessful || len(st.ScaleUpInfos) == 0 {
+// recordPlan records the plan of the scale-up infos, about to be
+// executed, with the barrier or, without one, reports the spreads it puts
+// at risk: an event on each spread's controller and
+// spreadscale_arrival_spreads_at_risk_total. The spreads are those of the
+// loop's plan when it scales the first group of infos; a scale-up stock
+// CA chose alone opens no spread's domain.
+func (a *Arrival) recordPlan(infos []nodegroupset.ScaleUpInfo) {
+	if len(infos) == 0 {
 		return
 	}
 	registered, err := a.Nodes.List(everything)
@@ -86,26 +98,28 @@ func (a *Arrival) recordPlan(st *status.ScaleUpStatus) {
 		klog.ErrorS(err, "Arrival barrier: listing nodes")
 		return
 	}
+	var pods []*apiv1.Pod
+	if lp := a.Current.Get(); lp.Includes(infos[0].Group.Id()) {
+		pods = lp.Placed()
+	}
 	a.mu.Lock()
 	asked := map[string]int{}
 	templates := map[string]map[string]string{}
-	for _, info := range st.ScaleUpInfos {
+	for _, info := range infos {
 		id := info.Group.Id()
 		asked[id] += info.NewSize - info.CurrentSize
 		templates[id] = a.templates[id]
 	}
 	a.mu.Unlock()
-	p := arrival.NewPlan(a.Now(), asked, st.PodsTriggeredScaleUp, templates, registered)
+	p := arrival.NewPlan(a.Now(), asked, pods, templates, registered)
 	if a.Barrier != nil {
 		a.Barrier.Record(p)
 		return
 	}
 	for _, r := range p.AtRisk {
 		arrivalAtRisk.Inc()
-		if ref := ownerRef(r.Pod); ref != nil {
-			a.Recorder.Eventf(ref, apiv1.EventTypeWarning, "SpreadAtRiskFromArrival",
-				"scale-up opens %s domains that register one by one; kube-scheduler may bind the spread onto the first: set --topology-spread-arrival-taint with the taint on the node groups, or minDomains on the spread", r.Key)
-		}
+		a.Recorder.Eventf(ownerRef(r.Pod), apiv1.EventTypeWarning, "SpreadAtRiskFromArrival",
+			"scale-up opens %s domains that register one by one; kube-scheduler may bind the spread onto the first: set --topology-spread-arrival-taint with the taint on the node groups, or minDomains on the spread", r.Key)
 	}
 }
 
@@ -219,31 +233,54 @@ func (t *arrivalTemplates) Process(ctx *context.AutoscalingContext, nodes []*api
 // CleanUp implements nodeinfosprovider.TemplateNodeInfoProvider.
 func (t *arrivalTemplates) CleanUp() { t.Inner.CleanUp() }
 
-// arrivalPlans records the plans and failures of the loop's scale-up.
-type arrivalPlans struct {
+// arrivalBalance records the plan of each scale-up CA balanced, before
+// CA executes it.
+type arrivalBalance struct {
+	Inner nodegroupset.NodeGroupSetProcessor
+	a     *Arrival
+}
+
+// FindSimilarNodeGroups implements nodegroupset.NodeGroupSetProcessor.
+func (b *arrivalBalance) FindSimilarNodeGroups(ctx *context.AutoscalingContext, ng cloudprovider.NodeGroup, nodeInfos map[string]*framework.NodeInfo) ([]cloudprovider.NodeGroup, errors.AutoscalerError) {
+	return b.Inner.FindSimilarNodeGroups(ctx, ng, nodeInfos)
+}
+
+// BalanceScaleUpBetweenGroups implements nodegroupset.NodeGroupSetProcessor.
+func (b *arrivalBalance) BalanceScaleUpBetweenGroups(ctx *context.AutoscalingContext, groups []cloudprovider.NodeGroup, newNodes int) ([]nodegroupset.ScaleUpInfo, errors.AutoscalerError) {
+	infos, err := b.Inner.BalanceScaleUpBetweenGroups(ctx, groups, newNodes)
+	if err == nil {
+		b.a.recordPlan(infos)
+	}
+	return infos, err
+}
+
+// CleanUp implements nodegroupset.NodeGroupSetProcessor.
+func (b *arrivalBalance) CleanUp() { b.Inner.CleanUp() }
+
+// arrivalFailures records the groups whose resize failed in the loop.
+type arrivalFailures struct {
 	Inner status.ScaleUpStatusProcessor
 	a     *Arrival
 }
 
 // Process implements status.ScaleUpStatusProcessor.
-func (p *arrivalPlans) Process(ctx *context.AutoscalingContext, st *status.ScaleUpStatus) {
-	p.Inner.Process(ctx, st)
-	if st == nil {
+func (f *arrivalFailures) Process(ctx *context.AutoscalingContext, st *status.ScaleUpStatus) {
+	f.Inner.Process(ctx, st)
+	if st == nil || len(st.FailedResizeNodeGroups) == 0 {
 		return
 	}
-	p.a.mu.Lock()
-	if p.a.failedAt == nil {
-		p.a.failedAt = map[string]time.Time{}
+	f.a.mu.Lock()
+	defer f.a.mu.Unlock()
+	if f.a.failedAt == nil {
+		f.a.failedAt = map[string]time.Time{}
 	}
 	for _, g := range st.FailedResizeNodeGroups {
-		p.a.failedAt[g.Id()] = p.a.Now()
+		f.a.failedAt[g.Id()] = f.a.Now()
 	}
-	p.a.mu.Unlock()
-	p.a.recordPlan(st)
 }
 
 // CleanUp implements status.ScaleUpStatusProcessor.
-func (p *arrivalPlans) CleanUp() { p.Inner.CleanUp() }
+func (f *arrivalFailures) CleanUp() { f.Inner.CleanUp() }
 
 // arrivalStatus reads the loop's cluster state for a and reconciles.
 type arrivalStatus struct {

@@ -24,6 +24,8 @@ import (
 
 	"github.com/spreadscale/spreadscale/arrival"
 	st "github.com/spreadscale/spreadscale/internal/spreadtest"
+	"github.com/spreadscale/spreadscale/plan"
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 const arrivalKey = "startup-taint.cluster-autoscaler.kubernetes.io/arrival"
@@ -51,30 +53,37 @@ func newArrivalCluster(t *testing.T, barrier bool) *arrivalCluster {
 	for _, z := range []string{"a", "b", "c"} {
 		c.cloud.AddNodeGroup("ng-"+z, 0, 10, 0)
 	}
-	c.a = &Arrival{Client: c.client, Recorder: c.recorder, Nodes: corelisters.NewNodeLister(c.indexer), Cloud: c.cloud, Now: func() time.Time { return c.now }}
+	c.a = &Arrival{Current: &plan.Current{}, Client: c.client, Recorder: c.recorder, Nodes: corelisters.NewNodeLister(c.indexer), Cloud: c.cloud, Now: func() time.Time { return c.now }}
 	if barrier {
 		c.a.Barrier = arrival.New(arrival.Config{Taint: arrivalKey, Hold: 3 * time.Minute, Expiry: 18 * time.Minute, GroupOf: c.a.GroupOf})
 	}
 	return c
 }
 
-// scaleUp runs the loop's template provider and the scale-up status of a
-// one-node-per-zone scale-up for a ReplicaSet's zone spread.
+// scaleUp runs the loop's template provider, then balances the loop's
+// plan, one node per zone for a ReplicaSet's zone spread, through the
+// plan's Balancer, as CA does right before it executes the scale-up.
 func (c *arrivalCluster) scaleUp(t *testing.T) {
 	tpl := fixedTemplates{}
+	byID := map[string]cloudprovider.NodeGroup{}
+	tp := &planner.Plan{NewNodes: map[string]int{}}
+	pod := st.MakePod().Name("web-1").ReplicaOf("web").Spread(st.MakeSpread(apiv1.LabelTopologyZone, 1).App("web").Obj()).Obj()
 	for _, z := range []string{"a", "b", "c"} {
-		tpl["ng-"+z] = template("ng-"+z+"-template", map[string]string{apiv1.LabelTopologyZone: "zone-" + z})
+		g := "ng-" + z
+		tpl[g] = template(g+"-template", map[string]string{apiv1.LabelTopologyZone: "zone-" + z})
+		byID[g] = c.cloud.GetNodeGroup(g)
+		tp.NewNodes[g] = 1
+		tp.Nodes = append(tp.Nodes, &planner.PlannedNode{Name: g + "-planned", Group: g})
+		tp.Placements = append(tp.Placements, planner.Placement{Pod: pod, Node: g + "-planned", Group: g, NewNode: true})
 	}
 	templates := &arrivalTemplates{Inner: tpl, a: c.a}
 	_, err := templates.Process(nil, nil, nil, taints.TaintConfig{}, c.now)
 	require.Nil(t, err)
-	pod := st.MakePod().Name("web-1").ReplicaOf("web").Spread(st.MakeSpread(apiv1.LabelTopologyZone, 1).App("web").Obj()).Obj()
-	var infos []nodegroupset.ScaleUpInfo
-	for _, z := range []string{"a", "b", "c"} {
-		infos = append(infos, nodegroupset.ScaleUpInfo{Group: c.cloud.GetNodeGroup("ng-" + z), CurrentSize: 0, NewSize: 1, MaxSize: 10})
-	}
-	plans := &arrivalPlans{Inner: &status.NoOpScaleUpStatusProcessor{}, a: c.a}
-	plans.Process(&cacontext.AutoscalingContext{}, &status.ScaleUpStatus{Result: status.ScaleUpSuccessful, ScaleUpInfos: infos, PodsTriggeredScaleUp: []*apiv1.Pod{pod}})
+	c.a.Current.Set(plan.NewLoopPlan(tp, byID, nil))
+	balance := &arrivalBalance{Inner: &Balancer{Inner: &nodegroupset.BalancingNodeGroupSetProcessor{}, Current: c.a.Current}, a: c.a}
+	infos, err := balance.BalanceScaleUpBetweenGroups(nil, []cloudprovider.NodeGroup{byID["ng-a"]}, 3)
+	require.Nil(t, err)
+	require.Len(t, infos, 3, "the plan's three groups")
 }
 
 // register makes a held node of zone z register at the cluster's now.
@@ -153,8 +162,8 @@ func TestArrivalReleasesWhenAGroupOfThePlanFailed(t *testing.T) {
 	c.a.Reconcile()
 	require.Equal(t, []string{arrivalKey}, c.taintsOf(t, "ng-a-1"))
 
-	plans := &arrivalPlans{Inner: &status.NoOpScaleUpStatusProcessor{}, a: c.a}
-	plans.Process(&cacontext.AutoscalingContext{}, &status.ScaleUpStatus{Result: status.ScaleUpError, FailedResizeNodeGroups: []cloudprovider.NodeGroup{c.cloud.GetNodeGroup("ng-c")}})
+	failures := &arrivalFailures{Inner: &status.NoOpScaleUpStatusProcessor{}, a: c.a}
+	failures.Process(&cacontext.AutoscalingContext{}, &status.ScaleUpStatus{Result: status.ScaleUpError, FailedResizeNodeGroups: []cloudprovider.NodeGroup{c.cloud.GetNodeGroup("ng-c")}})
 	c.a.Reconcile()
 	assert.Empty(t, c.taintsOf(t, "ng-a-1"), "zone c will not come: zone a is released")
 	assert.Contains(t, c.events(), "Normal ArrivalReleased released: group_failed, after 0s")

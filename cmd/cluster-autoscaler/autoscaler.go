@@ -44,6 +44,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/arrival"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/plugin"
 	"github.com/spreadscale/spreadscale/processors"
 )
@@ -124,13 +125,13 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 		Comparator: buildNodeInfoComparator(autoscalingOptions, opts.Processors),
 	}
 
-	enabled, err := installScaleUp(&opts, cfg, kubeClient)
+	current, err := installScaleUp(&opts, cfg, kubeClient)
 	if err != nil {
 		return nil, nil, err
 	}
 	var barrier *processors.Arrival
-	if enabled {
-		barrier = installArrival(&opts, cfg)
+	if current != nil {
+		barrier = installArrival(&opts, cfg, current)
 	}
 
 	// Published once, as upstream does.
@@ -168,7 +169,7 @@ func buildAutoscaler(ctx context.Context, cfg runConfig, stop <-chan struct{}) (
 // installScaleUp sets the scale-up parts of opts — estimator, expander
 // chain, orchestrator, and spreadscale when the flags name it — from
 // plugin.Build, the same function the simulator uses.
-func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube_client.Interface) (bool, error) {
+func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube_client.Interface) (*plan.Current, error) {
 	o := opts.AutoscalingOptions
 	expanders := factory.NewFactory()
 	expanders.RegisterDefaultExpanders(opts.CloudProvider, opts.AutoscalingKubeClients, kubeClient,
@@ -184,7 +185,7 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 		},
 	})
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	opts.ExpanderStrategy = parts.ExpanderStrategy
 	opts.EstimatorBuilder = parts.EstimatorBuilder
@@ -192,18 +193,19 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 	if !parts.Enabled {
 		klog.Infof("spreadscale not used by --expander=%s --estimator=%s: running stock cluster-autoscaler behaviour",
 			o.ExpanderNames, o.EstimatorName)
-		return false, nil
+		return nil, nil
 	}
 	klog.Infof("spreadscale installed: --expander=%s --estimator=%s; scale-down guard on (no removal that breaks a DoNotSchedule spread)", o.ExpanderNames, o.EstimatorName)
-	return true, nil
+	return parts.Current, nil
 }
 
 // installArrival wraps opts' processors with the arrival barrier
 // (processors.Arrival): with --topology-spread-arrival-taint it holds new
 // nodes, without it it only reports the spreads a plan puts at risk.
-func installArrival(opts *core.AutoscalerOptions, cfg runConfig) *processors.Arrival {
+func installArrival(opts *core.AutoscalerOptions, cfg runConfig, current *plan.Current) *processors.Arrival {
 	processors.RegisterArrivalMetrics()
 	a := &processors.Arrival{
+		Current:  current,
 		Client:   opts.KubeClient,
 		Recorder: opts.AutoscalingKubeClients.Recorder,
 		Nodes:    opts.InformerFactory.Core().V1().Nodes().Lister(),
@@ -219,7 +221,7 @@ func installArrival(opts *core.AutoscalerOptions, cfg runConfig) *processors.Arr
 		})
 		klog.Infof("spreadscale arrival barrier on: new nodes tainted %s are held until their scale-up's domains register (at most %v)", cfg.arrivalTaint, cfg.arrivalHold)
 	}
-	a.Install(&opts.Processors.TemplateNodeInfoProvider, &opts.Processors.ScaleUpStatusProcessor, &opts.Processors.AutoscalingStatusProcessor)
+	a.Install(opts.Processors)
 	return a
 }
 

@@ -79,6 +79,9 @@ func staggeredArrival(t *testing.T, id string, c arrivalCase) {
 
 	check := c.want != nil || c.collapsed
 	ran := s.waitRunning("app=late", 6, waitTimeout(check))
+	// Without a remedy the replicas run before the late zone's node
+	// registers: wait for it, so that it is counted.
+	waitNodeIn(t, s, lateZone, lateBy+30*time.Second)
 	s.settle()
 	s.record("app=late")
 	created := w.finish()
@@ -155,6 +158,19 @@ func holdLateZone(t *testing.T, s *scenario) {
 		_ = env.client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), cfg.Name, metav1.DeleteOptions{})
 		srv.Close()
 	})
+}
+
+// waitNodeIn waits until s has a node in zone, at most timeout.
+func waitNodeIn(t *testing.T, s *scenario, zone string, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		nodes, err := env.client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id + "," + zoneLabel + "=" + zone})
+		if err == nil && len(nodes.Items) > 0 {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("no node in %s after %v", zone, timeout)
 }
 
 // nodeEvents counts the events of the given reasons on s's nodes.
