@@ -198,11 +198,11 @@ func TestStartupSummary(t *testing.T) {
 	assert.Contains(t, stock, "CSI zone keys topology.ebs.csi.aws.com/zone,topology.gke.io/zone", "the summary should list --csi-zone-keys")
 }
 
-// TestReadmeStartupLine keeps the startup line README.md quotes equal to
-// what startupSummary prints for the default flags with the aws provider,
-// at the version the README names.
+// TestReadmeStartupLine keeps the startup line docs/using-with-ca.md (linked
+// from the README) quotes equal to what startupSummary prints for the
+// default flags with the aws provider, at the version the document names.
 func TestReadmeStartupLine(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "using-with-ca.md"))
 	require.NoError(t, err)
 	const prefix = "Starting spreadscale cluster-autoscaler "
 	var quoted string
@@ -211,16 +211,16 @@ func TestReadmeStartupLine(t *testing.T) {
 			quoted = line
 		}
 	}
-	require.NotEmpty(t, quoted, "README.md quotes no line starting %q", prefix)
+	require.NotEmpty(t, quoted, "docs/using-with-ca.md quotes no line starting %q", prefix)
 	readmeVersion, _, _ := strings.Cut(strings.TrimPrefix(quoted, prefix), " ")
 	// The repository has no release tags: builds print dev (go build) or
 	// git describe's abbreviated commit (make build, make image).
-	assert.Regexp(t, `^(dev|[0-9a-f]{7,40})$`, readmeVersion, "README.md's startup line: version")
+	assert.Regexp(t, `^(dev|[0-9a-f]{7,40})$`, readmeVersion, "docs/using-with-ca.md's startup line: version")
 	built := version
 	t.Cleanup(func() { version = built })
 	version = readmeVersion
 	want := startupSummary(config.AutoscalingOptions{ExpanderNames: defaultExpander, EstimatorName: defaultEstimator, CloudProviderName: "aws"}, nil)
-	assert.Equal(t, want, quoted, "README.md's startup line")
+	assert.Equal(t, want, quoted, "docs/using-with-ca.md's startup line")
 }
 
 // mainArgsEnv, when set, makes the test binary run main() with these

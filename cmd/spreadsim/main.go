@@ -82,6 +82,7 @@ type options struct {
 	verbose       bool
 	scaleDown     scaleDownFlags
 	arrival       arrivalFlags
+	scheduler     schedulerFlags
 }
 
 // scaleDownFlags are cluster-autoscaler's scale-down flags of both runs.
@@ -193,6 +194,7 @@ func (o *options) config(spreadscale bool, expander string) sim.Config {
 		ParallelScaleUp:               o.parallel,
 		ArrivalTaint:                  o.arrival.taint,
 		ArrivalHold:                   o.arrival.hold,
+		SchedulerConfig:               o.scheduler.config,
 		ScaleDownEnabled:              &o.scaleDown.enabled,
 		ScaleDownUnneededTime:         &o.scaleDown.unneededTime,
 		ScaleDownDelayAfterAdd:        &o.scaleDown.delayAfterAdd,
@@ -266,6 +268,7 @@ func (o *options) define(fs *flag.FlagSet) {
 	fs.DurationVar(&o.scaleDown.delayAfterAdd, "scale-down-delay-after-add", 10*time.Minute, "cluster-autoscaler's --scale-down-delay-after-add: scale-down cooldown after a scale-up")
 	fs.Float64Var(&o.scaleDown.threshold, "scale-down-utilization-threshold", 0.5, "cluster-autoscaler's --scale-down-utilization-threshold: a node whose CPU and memory requests are both below this share of its allocatable may be removed")
 	o.arrival.define(fs)
+	o.scheduler.define(fs)
 	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
 	fs.BoolVar(&o.verbose, "v", false, "print cluster-autoscaler's and the scheduler's logs to standard error")
 }
@@ -304,6 +307,7 @@ func (o *options) problems() []error {
 	}
 	errs = append(errs, o.durationProblems()...)
 	errs = append(errs, o.arrival.problems()...)
+	errs = append(errs, o.scheduler.problems()...)
 	if err := checkExpanders("--expander", o.expander, true); err != nil {
 		errs = append(errs, err)
 	}

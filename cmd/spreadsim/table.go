@@ -63,6 +63,12 @@ func writeTable(w io.Writer, r *report) error {
 		fmt.Fprintf(&b, " --expendable-pods-priority-cutoff=%d", r.opts.expendable)
 	}
 	b.WriteString(r.opts.scaleDown.nonDefault())
+	if r.opts.scheduler.path != "" {
+		fmt.Fprintf(&b, " --kube-scheduler-config=%s", r.opts.scheduler.path)
+	}
+	if r.opts.arrival.taint != "" {
+		fmt.Fprintf(&b, " --topology-spread-arrival-taint=%s", r.opts.arrival.taint)
+	}
 	b.WriteString("\n")
 
 	for _, section := range []func() error{

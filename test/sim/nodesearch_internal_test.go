@@ -71,7 +71,7 @@ func newSearchScheduler(t *testing.T, nodes []*apiv1.Node, bound []*apiv1.Pod) (
 	t.Helper()
 	ctx := t.Context()
 	vols := newVolumes(Scenario{})
-	s, err := newScheduler(ctx, rand.New(rand.NewPCG(1, 2)), vols)
+	s, err := newScheduler(ctx, rand.New(rand.NewPCG(1, 2)), vols, nil)
 	require.NoError(t, err)
 	t.Cleanup(s.close)
 	vols.start(ctx)

@@ -166,6 +166,7 @@ func autoscalingOptions(s Scenario, cfg Config) config.AutoscalingOptions {
 		NodeGroupBackoffResetTimeout:    nodeGroupBackoffReset,
 		ParallelScaleUp:                 cfg.ParallelScaleUp,
 		StartupTaints:                   startupTaints(cfg),
+		SchedulerConfig:                 cfg.SchedulerConfig,
 		MaxNodesPerScaleUp:              1000,
 		MaxNodeGroupBinpackingDuration:  10 * time.Second,
 		MaxBinpackingTime:               5 * time.Minute,
@@ -248,7 +249,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		cancel()
 		return nil, err
 	}
-	sched, err := newScheduler(ctx, schedulerRng, r.volumes)
+	sched, err := newScheduler(ctx, schedulerRng, r.volumes, cfg.SchedulerConfig)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -305,7 +306,7 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 	cloudProvider := r.buildProvider(s, opts, readyAt)
 	client := r.api.client
 	delegatingLister := caframework.NewDelegatingSchedulerSharedLister()
-	fwk, err := newDefaultFramework(ctx, delegatingLister, r.volumes, nil)
+	fwk, err := newDefaultFramework(ctx, delegatingLister, r.volumes, nil, cfg.SchedulerConfig)
 	if err != nil {
 		return fmt.Errorf("sim: CA framework handle: %w", err)
 	}

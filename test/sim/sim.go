@@ -11,6 +11,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/spreadscale/spreadscale/arrival"
 	"github.com/spreadscale/spreadscale/planner"
@@ -175,6 +176,16 @@ type Config struct {
 	ExpendablePodsPriorityCutoff *int
 	// BalanceSimilarNodeGroups is the user's --balance-similar-node-groups.
 	BalanceSimilarNodeGroups bool
+	// SchedulerConfig is the user's kube-scheduler configuration, as CA's
+	// --scheduler-config-file reads it (CA's utils/scheduler.ConfigFromPath);
+	// nil means kube-scheduler's defaults. The simulated kube-scheduler and
+	// CA's framework both run its default-scheduler profile: its plugins,
+	// their weights and arguments (NodeResourcesFit's scoring strategy:
+	// LeastAllocated, MostAllocated, RequestedToCapacityRatio), and
+	// percentageOfNodesToScore. Run refuses a configuration without a
+	// default-scheduler profile, and List defaultConstraints, which need
+	// the Services and controllers a Scenario does not hold.
+	SchedulerConfig *schedconfig.KubeSchedulerConfiguration
 	// ArrivalTaint is --topology-spread-arrival-taint: the key of a
 	// NoSchedule taint the groups' templates carry, which spreadscale's
 	// arrival barrier removes from a scale-up's nodes once every domain it

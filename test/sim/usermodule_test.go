@@ -14,11 +14,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeBlock returns the body of the only fenced block of README.md whose
+// readmeDoc is the guide the README links for simulating scale-ups in your
+// own tests: the README's go.mod block, test file and sh block live there.
+var readmeDoc = filepath.Join("..", "..", "docs", "library.md")
+
+// readmeBlock returns the body of the only fenced block of readmeDoc whose
 // opening fence is "```"+info and whose body contains marker.
 func readmeBlock(t *testing.T, info, marker string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(readmeDoc)
 	require.NoError(t, err)
 	var found []string
 	for _, m := range regexp.MustCompile("(?ms)^```"+regexp.QuoteMeta(info)+"\n(.*?)^```$").FindAllStringSubmatch(string(data), -1) {
@@ -26,7 +30,7 @@ func readmeBlock(t *testing.T, info, marker string) string {
 			found = append(found, m[1])
 		}
 	}
-	require.Len(t, found, 1, "README.md: fenced ```%s blocks containing %q", info, marker)
+	require.Len(t, found, 1, "docs/library.md: fenced ```%s blocks containing %q", info, marker)
 	return found[0]
 }
 
@@ -43,32 +47,32 @@ func replaceLines(t *testing.T, gomod string) []string {
 	return out
 }
 
-// The README's go.mod block is the one of this module, with the
-// Makefile's GONOSUMDB.
+// The go.mod block of docs/library.md (the README's guide) is the one of
+// this module, with the Makefile's GONOSUMDB.
 func TestReadmeGoModBlockMatchesOurs(t *testing.T) {
 	block := readmeBlock(t, "go.mod", "replace (")
 	ours, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
 	require.NoError(t, err)
-	assert.Equal(t, replaceLines(t, string(ours)), replaceLines(t, block), "README.md's replace lines against go.mod's")
+	assert.Equal(t, replaceLines(t, string(ours)), replaceLines(t, block), "docs/library.md's replace lines against go.mod's")
 
 	makefile, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
 	require.NoError(t, err)
 	want := regexp.MustCompile(`(?m)^export GONOSUMDB := (\S+)$`).FindStringSubmatch(string(makefile))
 	require.NotNil(t, want, "Makefile exports no GONOSUMDB")
-	assert.Equal(t, want[1], gonosumdb(t, block), "README.md's GONOSUMDB against the Makefile's")
+	assert.Equal(t, want[1], gonosumdb(t, block), "docs/library.md's GONOSUMDB against the Makefile's")
 }
 
 // gonosumdb is the GONOSUMDB value the go.mod block names.
 func gonosumdb(t *testing.T, block string) string {
 	t.Helper()
 	m := regexp.MustCompile(`GONOSUMDB=(\S+)`).FindStringSubmatch(block)
-	require.NotNil(t, m, "README.md's go.mod block names no GONOSUMDB=...")
+	require.NotNil(t, m, "docs/library.md's go.mod block names no GONOSUMDB=...")
 	return m[1]
 }
 
-// A user's module made of exactly the README's go.mod block, a require of
+// A user's module made of exactly docs/library.md's go.mod block, a require of
 // this module replaced by the checkout, our go.sum (what go mod tidy would
-// write) and the README's test file builds and passes with the README's
+// write) and docs/library.md's test file builds and passes with its
 // build tag, offline (GOPROXY=off) from the module and build caches this
 // checkout uses. It takes about a minute with a warm
 // build cache (mostly linking the test binary); -short skips it.
@@ -79,7 +83,7 @@ func TestReadmeUserModule(t *testing.T) {
 	block := readmeBlock(t, "go.mod", "replace (")
 	snippet := readmeBlock(t, "go", "func Test")
 	tags := regexp.MustCompile(`go test (-tags \S+) `).FindStringSubmatch(readmeBlock(t, "sh", "go test"))
-	require.NotNil(t, tags, "README.md's sh block runs no go test -tags ...")
+	require.NotNil(t, tags, "docs/library.md's sh block runs no go test -tags ...")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 
@@ -108,12 +112,12 @@ func TestReadmeUserModule(t *testing.T) {
 	t.Logf("go test %s in the user's module: %s\n%s", tags[1], time.Since(start).Round(time.Second), out)
 }
 
-// The README's test file is readme_test.go, apart from the package name.
+// docs/library.md's test file is readme_test.go, apart from the package name.
 func TestReadmeSnippetIsCompiledHere(t *testing.T) {
 	here, err := os.ReadFile("readme_test.go")
 	require.NoError(t, err)
 	snippet := readmeBlock(t, "go", "func Test")
 	_, body, ok := strings.Cut(snippet, "\n")
 	require.True(t, ok)
-	assert.Equal(t, "package sim_test\n"+body, string(here), "README.md's test file, as package sim_test, against readme_test.go")
+	assert.Equal(t, "package sim_test\n"+body, string(here), "docs/library.md's test file, as package sim_test, against readme_test.go")
 }

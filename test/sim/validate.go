@@ -6,8 +6,12 @@ import (
 	"strings"
 	"time"
 
+	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+
+	"github.com/spreadscale/spreadscale/arrival"
 )
 
 // unsupportedExpanders are CA expanders the simulation cannot build: CA
@@ -29,6 +33,12 @@ func validate(s Scenario, cfg Config) error {
 		return errorf("Config.MaxNodeProvisionTime: %v is negative", cfg.MaxNodeProvisionTime)
 	}
 	if err := validateScaleDown(cfg); err != nil {
+		return err
+	}
+	if err := validateSchedulerConfig(cfg.SchedulerConfig); err != nil {
+		return err
+	}
+	if err := checkTaintKey(cfg.ArrivalTaint); err != nil {
 		return err
 	}
 	if s.MaxNodesTotal < 0 {
@@ -113,6 +123,38 @@ func namespaceOf(p interface{ GetNamespace() string }) string {
 		return ns
 	}
 	return "default"
+}
+
+// validateSchedulerConfig refuses a kube-scheduler configuration the
+// simulation cannot run as kube-scheduler would: one without a
+// default-scheduler profile, or whose PodTopologySpread there sets List
+// defaultConstraints (kube-scheduler derives their selectors from the pods'
+// Services and controllers, which a Scenario does not hold).
+func validateSchedulerConfig(cfg *schedconfig.KubeSchedulerConfiguration) error {
+	if cfg == nil {
+		return nil
+	}
+	profile, err := defaultProfile(cfg)
+	if err != nil {
+		return errorf("Config.SchedulerConfig: no profile has schedulerName %q, which schedules the pods", apiv1.DefaultSchedulerName)
+	}
+	for _, pc := range profile.PluginConfig {
+		if args, ok := pc.Args.(*schedconfig.PodTopologySpreadArgs); ok && args.DefaultingType == schedconfig.ListDefaulting && len(args.DefaultConstraints) > 0 {
+			return errorf("Config.SchedulerConfig: profile %q: PodTopologySpread defaultConstraints are not simulated (their selectors come from Services and controllers a Scenario does not hold)", profile.SchedulerName)
+		}
+	}
+	return nil
+}
+
+// checkTaintKey refuses an arrival taint that is no taint key.
+func checkTaintKey(key string) error {
+	if key == "" {
+		return nil
+	}
+	if err := arrival.CheckTaintKey(key); err != nil {
+		return errorf("Config.ArrivalTaint: %v", err)
+	}
+	return nil
 }
 
 // validateExpanderInputs checks what the expanders of chain read from s:
