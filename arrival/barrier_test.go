@@ -77,6 +77,15 @@ func TestPlanAwaitsTheDomainsItOpens(t *testing.T) {
 			Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("web").When(v1.ScheduleAnyway).Obj()).Obj()},
 		awaited: map[string][]string{v1.LabelTopologyZone: {"b", "c"}},
 	}, {
+		name: "pods without a controller that share a spread are one risk",
+		pods: []*v1.Pod{
+			st.MakePod().Name("job-0").Label("app", "job").Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("job").Obj()).Obj(),
+			st.MakePod().Name("job-1").Label("app", "job").Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("job").Obj()).Obj(),
+			st.MakePod().Name("job-2").Label("app", "job").Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("job").Obj()).Obj(),
+		},
+		awaited: map[string][]string{v1.LabelTopologyZone: {"b", "c"}},
+		atRisk:  []string{"Pod default/job-0 and 2 more: topology.kubernetes.io/zone"},
+	}, {
 		name:    "a hostname spread awaits each node",
 		pods:    []*v1.Pod{st.MakePod().Name("db-0").Spread(st.MakeSpread(v1.LabelHostname, 1).App("db").Obj()).Obj()},
 		awaited: map[string][]string{},

@@ -31,17 +31,23 @@ type Plan struct {
 	AtRisk []Risk
 }
 
-// Risk is a hard spread of Pod over Key that the order the plan's nodes
-// register can collapse.
+// Risk is a hard spread over Key that the order the plan's nodes register
+// can collapse: the spread of Pods pods, Pod the first of them.
 type Risk struct {
-	Pod *apiv1.Pod
-	Key string
+	Pod  *apiv1.Pod
+	Key  string
+	Pods int
 }
 
-// String names the spread by its pod's controller: "ReplicaSet
-// default/web-5d4f: topology.kubernetes.io/zone".
+// String names the spread by its pods' controller, "ReplicaSet
+// default/web-5d4f: topology.kubernetes.io/zone", or, for pods without
+// one, by the first pod: "Pod default/web-0 and 2 more: ...".
 func (r Risk) String() string {
-	return fmt.Sprintf("%s: %s", ownerName(r.Pod), r.Key)
+	name := ownerName(r.Pod)
+	if metav1.GetControllerOf(r.Pod) == nil && r.Pods > 1 {
+		name += fmt.Sprintf(" and %d more", r.Pods-1)
+	}
+	return fmt.Sprintf("%s: %s", name, r.Key)
 }
 
 // NewPlan is the plan of a scale-up made at at that asked the nodes of
@@ -90,15 +96,19 @@ func spreadKeys(pods []*apiv1.Pod) []string {
 // opens a domain of binds as if the first domains to register were all
 // there are, unless its minDomains keeps the minimum at 0 until every
 // domain the plan makes known has registered. With a single domain in all
-// there is no order to fear. There is one Risk per pod
-// controller and key, with the first of its pods.
+// there is no order to fear. There is one Risk per spread (spreadID),
+// counting its pods.
 func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []Risk {
 	var out []Risk
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, pod := range pods {
 		for _, c := range pod.Spec.TopologySpreadConstraints {
-			id := ownerName(pod) + "\x00" + c.TopologyKey
-			if c.WhenUnsatisfiable != apiv1.DoNotSchedule || seen[id] {
+			id := spreadID(pod, c)
+			if i, ok := seen[id]; ok {
+				out[i].Pods++
+				continue
+			}
+			if c.WhenUnsatisfiable != apiv1.DoNotSchedule {
 				continue
 			}
 			opened := len(p.Awaited[c.TopologyKey])
@@ -109,11 +119,22 @@ func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []Risk {
 			if opened == 0 || domains < 2 || (c.MinDomains != nil && int(*c.MinDomains) >= domains) {
 				continue
 			}
-			seen[id] = true
-			out = append(out, Risk{Pod: pod, Key: c.TopologyKey})
+			seen[id] = len(out)
+			out = append(out, Risk{Pod: pod, Key: c.TopologyKey, Pods: 1})
 		}
 	}
 	return out
+}
+
+// spreadID identifies one workload's spread over a key: its pods'
+// controller, or for pods without one their namespace and the spread's
+// selector.
+func spreadID(pod *apiv1.Pod, c apiv1.TopologySpreadConstraint) string {
+	owner := ownerName(pod)
+	if metav1.GetControllerOf(pod) == nil {
+		owner = pod.Namespace + "/" + metav1.FormatLabelSelector(c.LabelSelector)
+	}
+	return owner + "\x00" + c.TopologyKey
 }
 
 // ownerName names pod's controller as "ReplicaSet default/web-5d4f", or the
