@@ -99,14 +99,19 @@ func (b *Barrier) Decide(now time.Time, nodes []*apiv1.Node, failed func(group s
 	defer b.mu.Unlock()
 	b.plans = slices.DeleteFunc(b.plans, func(p Plan) bool { return now.Sub(p.At) > b.cfg.Expiry })
 	var out []Decision
+	var reg *registered
 	for _, n := range nodes {
 		t := b.taintOf(n)
 		if t == nil {
 			continue
 		}
+		if reg == nil {
+			r := newRegistered(nodes, b.plans, b.cfg.GroupOf)
+			reg = &r
+		}
 		g, _ := b.cfg.GroupOf(n)
 		d := Decision{Node: n.Name, Group: g, Held: now.Sub(heldSince(n, t))}
-		d.Cause, d.Waiting = b.verdict(n, g, d.Held, nodes, failed)
+		d.Cause, d.Waiting = b.verdict(n, g, d.Held, *reg, failed)
 		d.Release = d.Cause != ""
 		out = append(out, d)
 	}
@@ -115,7 +120,7 @@ func (b *Barrier) Decide(now time.Time, nodes []*apiv1.Node, failed func(group s
 
 // verdict is the cause to release n of group g now, or "" and what its
 // plan still waits for.
-func (b *Barrier) verdict(n *apiv1.Node, g string, held time.Duration, nodes []*apiv1.Node, failed func(string, time.Time) bool) (Cause, []string) {
+func (b *Barrier) verdict(n *apiv1.Node, g string, held time.Duration, reg registered, failed func(string, time.Time) bool) (Cause, []string) {
 	p, ok := b.planOf(n, g)
 	switch {
 	case !ok:
@@ -123,7 +128,7 @@ func (b *Barrier) verdict(n *apiv1.Node, g string, held time.Duration, nodes []*
 	case p.groupFailed(failed):
 		return GroupFailed, nil
 	}
-	waiting := p.missing(nodes, b.cfg.GroupOf)
+	waiting := p.missing(reg)
 	switch {
 	case len(waiting) == 0:
 		return Registered, nil

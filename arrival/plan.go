@@ -177,44 +177,65 @@ func (p Plan) awaits() bool {
 	return len(p.Awaited) > 0 || (p.EachNode && total(p.Asked) > 1)
 }
 
-// missing lists what p still waits for among the registered nodes, each as
-// "zone-b" (a domain's value) or "2 more nodes of ng-a" (hostname
-// spreads), in a stable order; groupOf names a node's group.
-func (p Plan) missing(nodes []*apiv1.Node, groupOf func(*apiv1.Node) (string, bool)) []string {
+// missing lists what p still waits for among the registered nodes (r),
+// each as "zone-b" (a domain's value) or "2 more nodes of ng-a" (hostname
+// spreads), in a stable order.
+func (p Plan) missing(r registered) []string {
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(p.Awaited)) {
 		for _, v := range p.Awaited[key] {
-			if knownValue(nodes, key, v) {
-				continue
+			if !r.values[key][v] {
+				out = append(out, v)
 			}
-			out = append(out, v)
 		}
 	}
 	if !p.EachNode {
 		return out
 	}
-	arrived := map[string]int{}
-	for _, n := range nodes {
-		if g, ok := groupOf(n); ok && p.made(n) {
-			arrived[g]++
-		}
-	}
+	since := p.At.Truncate(time.Second)
 	for _, g := range slices.Sorted(maps.Keys(p.Asked)) {
-		if more := p.Asked[g] - arrived[g]; more > 0 {
+		arrived := 0
+		for _, t := range r.created[g] {
+			if !t.Before(since) {
+				arrived++
+			}
+		}
+		if more := p.Asked[g] - arrived; more > 0 {
 			out = append(out, fmt.Sprintf("%d more %s of %s", more, plural(more, "node"), g))
 		}
 	}
 	return out
 }
 
-// knownValue reports whether a node of nodes carries key=value.
-func knownValue(nodes []*apiv1.Node, key, value string) bool {
+// registered is what the barrier reads of the registered nodes, built
+// once per decision: the values of every key a plan awaits, and, when a
+// plan spreads over hostnames, the creation times of each group's nodes.
+type registered struct {
+	values  map[string]map[string]bool
+	created map[string][]time.Time
+}
+
+// newRegistered reads nodes for plans; groupOf names a node's group.
+func newRegistered(nodes []*apiv1.Node, plans []Plan, groupOf func(*apiv1.Node) (string, bool)) registered {
+	r := registered{values: map[string]map[string]bool{}, created: map[string][]time.Time{}}
+	each := false
+	for _, p := range plans {
+		for key := range p.Awaited {
+			r.values[key] = map[string]bool{}
+		}
+		each = each || p.EachNode
+	}
 	for _, n := range nodes {
-		if v, ok := n.Labels[key]; ok && v == value {
-			return true
+		for key, values := range r.values {
+			if v, ok := n.Labels[key]; ok {
+				values[v] = true
+			}
+		}
+		if g, ok := groupOf(n); each && ok {
+			r.created[g] = append(r.created[g], n.CreationTimestamp.Time)
 		}
 	}
-	return false
+	return r
 }
 
 func plural(n int, word string) string {
