@@ -56,8 +56,12 @@ type Arrival struct {
 	// groups backed off in the last loop.
 	failedAt  map[string]time.Time
 	backedOff map[string]bool
-	// announced are the held nodes whose hold was announced by an event.
+	// announced are the held nodes whose hold was announced by an event;
+	// released the nodes whose taint Reconcile removed while the node
+	// lister may still show it. Both forget a node the lister shows
+	// without the taint.
 	announced map[string]bool
+	released  map[string]bool
 	// reconciling serializes Reconcile: CA's loop and Run's worker both
 	// call it.
 	reconciling sync.Mutex
@@ -166,23 +170,59 @@ func (a *Arrival) Reconcile() {
 		klog.ErrorS(err, "Arrival barrier: listing nodes")
 		return
 	}
-	for _, d := range a.Barrier.Decide(a.Now(), nodes, a.failed) {
+	decisions := a.Barrier.Decide(a.Now(), nodes, a.failed)
+	a.forgetUntainted(decisions)
+	for _, d := range decisions {
 		n := nodeIn(nodes, d.Node)
-		if !d.Release {
+		switch {
+		case !d.Release:
 			a.announce(n, d)
-			continue
+		case !a.isReleased(d.Node):
+			a.release(n, d)
 		}
-		if _, err := taints.CleanTaints(n, a.Client, []string{a.Barrier.Taint()}, false); err != nil {
-			klog.ErrorS(err, "Arrival barrier: removing the taint", "node", d.Node, "cause", d.Cause)
-			continue
+	}
+}
+
+// release removes the arrival taint from n, with its event and metrics.
+func (a *Arrival) release(n *apiv1.Node, d arrival.Decision) {
+	if _, err := taints.CleanTaints(n, a.Client, []string{a.Barrier.Taint()}, false); err != nil {
+		klog.ErrorS(err, "Arrival barrier: removing the taint", "node", d.Node, "cause", d.Cause)
+		return
+	}
+	a.mu.Lock()
+	if a.released == nil {
+		a.released = map[string]bool{}
+	}
+	a.released[d.Node] = true
+	a.mu.Unlock()
+	arrivalHold.Observe(d.Held.Seconds())
+	arrivalReleases.WithLabelValues(string(d.Cause)).Inc()
+	a.Recorder.Eventf(n, apiv1.EventTypeNormal, "ArrivalReleased", "released: %s, after %v", d.Cause, d.Held.Round(time.Second))
+	klog.V(2).InfoS("Arrival barrier released a node", "node", d.Node, "nodeGroup", d.Group, "cause", d.Cause, "held", d.Held)
+}
+
+// isReleased reports whether Reconcile already removed name's taint.
+func (a *Arrival) isReleased(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.released[name]
+}
+
+// forgetUntainted drops from announced and released the nodes decisions
+// do not list: the lister shows them without the taint, or not at all.
+func (a *Arrival) forgetUntainted(decisions []arrival.Decision) {
+	tainted := map[string]bool{}
+	for _, d := range decisions {
+		tainted[d.Node] = true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range []map[string]bool{a.announced, a.released} {
+		for name := range m {
+			if !tainted[name] {
+				delete(m, name)
+			}
 		}
-		a.mu.Lock()
-		delete(a.announced, d.Node)
-		a.mu.Unlock()
-		arrivalHold.Observe(d.Held.Seconds())
-		arrivalReleases.WithLabelValues(string(d.Cause)).Inc()
-		a.Recorder.Eventf(n, apiv1.EventTypeNormal, "ArrivalReleased", "released: %s, after %v", d.Cause, d.Held.Round(time.Second))
-		klog.V(2).InfoS("Arrival barrier released a node", "node", d.Node, "nodeGroup", d.Group, "cause", d.Cause, "held", d.Held)
 	}
 }
 

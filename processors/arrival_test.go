@@ -152,6 +152,12 @@ func TestArrivalHoldsUntilTheLastZoneRegisters(t *testing.T) {
 		"Normal ArrivalReleased released: domains_registered, after 0s",
 	}, c.events())
 	assert.Equal(t, released+3, counter(t, arrivalReleases.WithLabelValues(string(arrival.Registered))))
+
+	// The node lister still shows the taint until the watch catches up: no
+	// second release.
+	c.a.Reconcile()
+	assert.Empty(t, c.events(), "a release is not repeated while the lister lags")
+	assert.Equal(t, released+3, counter(t, arrivalReleases.WithLabelValues(string(arrival.Registered))))
 }
 
 func TestArrivalReleasesWhenAGroupOfThePlanFailed(t *testing.T) {
