@@ -3,6 +3,7 @@ package processors
 import (
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -170,6 +171,8 @@ func (a *Arrival) Reconcile() {
 		klog.ErrorS(err, "Arrival barrier: listing nodes")
 		return
 	}
+	// The lister's order is a map's: decide, release and announce by name.
+	slices.SortFunc(nodes, func(x, y *apiv1.Node) int { return strings.Compare(x.Name, y.Name) })
 	decisions := a.Barrier.Decide(a.Now(), nodes, a.failed)
 	a.forgetUntainted(decisions)
 	for _, d := range decisions {
