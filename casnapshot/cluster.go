@@ -15,7 +15,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
-	"github.com/spreadscale/spreadscale/planner"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // Cluster is planner.Cluster over CA's ClusterSnapshot: the real
@@ -231,7 +231,7 @@ func (c *Cluster) checkOneNode(v clustersnapshot.ClusterSnapshot, pod *apiv1.Pod
 // the outcome of one PreFilter serves its checks on every node and one-node snapshot,
 // whatever changes between them.
 func (c *Cluster) isAlone(pod *apiv1.Pod) bool {
-	return c.alone != nil && !planner.HasRequiredPodAffinity(pod) && !planner.HasRequiredPodAntiAffinity(pod) &&
+	return c.alone != nil && !topology.HasRequiredPodAffinity(pod) && !topology.HasRequiredPodAntiAffinity(pod) &&
 		c.local(pod) && !c.anti.touches(pod)
 }
 

@@ -3,7 +3,7 @@ package casnapshot
 import (
 	apiv1 "k8s.io/api/core/v1"
 
-	"github.com/spreadscale/spreadscale/planner"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // deferredPods are pods the planner bound that are not in CA's snapshot
@@ -36,10 +36,10 @@ type deferredPods struct {
 // hostname: such a term then reads and is read on its own node alone, see
 // antiTerms), no persistent volume claim, no resource claim.
 func nodeLocal(pod *apiv1.Pod, hostsUnique bool) bool {
-	if planner.HasRequiredPodAffinity(pod) || len(pod.Spec.ResourceClaims) > 0 {
+	if topology.HasRequiredPodAffinity(pod) || len(pod.Spec.ResourceClaims) > 0 {
 		return false
 	}
-	if planner.HasRequiredPodAntiAffinity(pod) && !(hostsUnique && antiAffinityOnHostsOnly(pod)) {
+	if topology.HasRequiredPodAntiAffinity(pod) && !(hostsUnique && antiAffinityOnHostsOnly(pod)) {
 		return false
 	}
 	for i := range pod.Spec.Volumes {

@@ -7,7 +7,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/store"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
-	"github.com/spreadscale/spreadscale/planner"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // oneNodeSnapshots are one-node ClusterSnapshots, one per node the planner
@@ -114,7 +114,7 @@ func (v *oneNodeSnapshots) addPod(pod *apiv1.Pod, node string) {
 // snapshot's pods, so checking it on each of a thousand snapshots runs a thousand
 // PreFilters, where the shared one runs once per pod and change.
 func (c *Cluster) checksLocally(pod *apiv1.Pod) bool {
-	return c.oneNodes != nil && c.local(pod) && !planner.HasRequiredPodAntiAffinity(pod) && !c.anti.reaches(pod)
+	return c.oneNodes != nil && c.local(pod) && !topology.HasRequiredPodAntiAffinity(pod) && !c.anti.reaches(pod)
 }
 
 // oneNode returns the one-node snapshot of an existing or planned node, created from CA's

@@ -14,7 +14,7 @@ import (
 	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
-	"github.com/spreadscale/spreadscale/planner"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // preFilters checks pods on CA's snapshot as CA's SchedulerPluginRunner
@@ -309,7 +309,7 @@ func (p *preFilters) advance(snap clustersnapshot.ClusterSnapshot, st *shapeStat
 	skipsAffinity := st.state.SkipFilterPlugins.Has(names.InterPodAffinity)
 	for ; st.at < n; st.at++ {
 		a := &p.log[st.at]
-		if skipsAffinity && planner.HasRequiredPodAntiAffinity(a.pod) {
+		if skipsAffinity && topology.HasRequiredPodAntiAffinity(a.pod) {
 			return false
 		}
 		if a.node == nil {

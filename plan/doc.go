@@ -7,8 +7,10 @@
 // the loop's LoopPlan for the estimator, the expander filter and the
 // balancer.
 //
-// The graph of spreadscale's packages reads plugin → plan → {topology,
-// casnapshot}; estimator, expander and processors read plan.
+// The graph of spreadscale's packages reads plugin → plan → {planner,
+// casnapshot} → topology (casnapshot does not read planner); estimator,
+// expander and processors read plan; processors also read arrival, which
+// reads nothing of spreadscale.
 package plan
 
 // Name is spreadscale's name in cluster-autoscaler's flags: the expander

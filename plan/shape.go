@@ -5,7 +5,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/spreadscale/spreadscale/casnapshot"
-	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -41,7 +40,7 @@ func (r *ranking) shapeOf(pod *apiv1.Pod) (podShape, bool) {
 		return podShape{}, false
 	}
 	shape := podShape{namespace: pod.Namespace, spec: spec, hostCap: hostCap(pod, r.defaults), namesNodes: namesNodes(pod)}
-	if planner.HasRequiredPodAffinity(pod) || planner.HasRequiredPodAntiAffinity(pod) || r.cluster.AntiAffinityReaches(pod) {
+	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) || r.cluster.AntiAffinityReaches(pod) {
 		shape.labels = labels.Set(pod.Labels).String()
 	}
 	return shape, true

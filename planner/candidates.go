@@ -190,7 +190,7 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 		if cand.existing != nil {
 			name := cand.existing.topo.Name
 			if err := p.req.Cluster.Check(pod, name); err != nil {
-				if !HasRequiredPodAffinity(pod) {
+				if !topology.HasRequiredPodAffinity(pod) {
 					c.failed[name] = true
 				}
 				continue
@@ -199,7 +199,7 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 		}
 		if cand.planned != nil {
 			if err := p.req.Cluster.Check(pod, cand.planned.Name); err != nil {
-				if !HasRequiredPodAffinity(pod) {
+				if !topology.HasRequiredPodAffinity(pod) {
 					// Only more pods arrive on a planned node, so a
 					// rejection stays a rejection (required pod affinity
 					// aside, which more pods can satisfy).

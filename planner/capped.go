@@ -1,6 +1,10 @@
 package planner
 
-import v1 "k8s.io/api/core/v1"
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
 
 // limitKinds are the reasons that name no pod: a limit (max size, node
 // count, resources) stopped the plan.
@@ -26,7 +30,7 @@ type cappedMemo struct {
 // recordCapped remembers r, the reason pod (of spec, a PodFacts.SpecID)
 // stays unplaced, when a limit caused it.
 func (m *cappedMemo) recordCapped(pod *v1.Pod, spec int, r *Reason, now planState) {
-	if !limitKinds[r.Kind] || HasRequiredPodAffinity(pod) {
+	if !limitKinds[r.Kind] || topology.HasRequiredPodAffinity(pod) {
 		m.reason = nil
 		return
 	}

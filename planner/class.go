@@ -117,5 +117,5 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 // hasInterPodTerms reports whether pod has required pod affinity or
 // anti-affinity terms.
 func hasInterPodTerms(pod *v1.Pod) bool {
-	return HasRequiredPodAffinity(pod) || HasRequiredPodAntiAffinity(pod)
+	return topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod)
 }

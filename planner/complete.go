@@ -144,7 +144,7 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareProblem {
 			key: sort.SearchStrings(keys, con.TopologyKey), maxSkew: int(con.MaxSkew),
 			minDomains: int(con.MinDomains), self: c.counts.SelfMatch(i), base: base})
 	}
-	if HasRequiredPodAntiAffinity(pod) {
+	if topology.HasRequiredPodAntiAffinity(pod) {
 		hostCap = 1
 	}
 	combos := map[string]*combo{}
@@ -181,7 +181,7 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareProblem {
 // realizedCounts are the counts of s over the domains the plan realizes
 // whatever the class does: the existing nodes' and those of the planned
 // nodes that hold a pod. A planned node without one (a node pre-opened
-// for a re-plan, see planPass) is room, not a domain: the plan drops it
+// for a re-plan, see planner.run) is room, not a domain: the plan drops it
 // unless a pod lands on it.
 func (p *planner) realizedCounts(s *topology.Spread) *topology.Counts {
 	cnt := p.u.CountOnce(s)

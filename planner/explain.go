@@ -81,20 +81,6 @@ func (p *planner) possibleDomains(c *class, i int) int {
 	return len(values) + extra
 }
 
-// HasRequiredPodAffinity reports whether pod has required pod affinity
-// terms.
-func HasRequiredPodAffinity(pod *v1.Pod) bool {
-	a := pod.Spec.Affinity
-	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
-}
-
-// HasRequiredPodAntiAffinity reports whether pod has required pod
-// anti-affinity terms.
-func HasRequiredPodAntiAffinity(pod *v1.Pod) bool {
-	a := pod.Spec.Affinity
-	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
-}
-
 func (p *planner) unplaced(pod *v1.Pod, r *Reason) {
 	p.plan.Unplaced = append(p.plan.Unplaced, Unplaced{Pod: pod, Reason: r})
 	if r.Degraded != "" {

@@ -91,7 +91,7 @@ func (m *planMemo) nodeAdded() {
 // podPlaced records pod added to the Cluster.
 func (m *planMemo) podPlaced(pod *v1.Pod) {
 	m.version++
-	if HasRequiredPodAntiAffinity(pod) {
+	if topology.HasRequiredPodAntiAffinity(pod) {
 		m.antiAffinity++
 	}
 }

@@ -1,6 +1,10 @@
 package planner
 
-import v1 "k8s.io/api/core/v1"
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
 
 // shareStep is where the shares put one pod: a combo and, when the shares
 // decide the node too (a hostname constraint, see hostModel), that node: an
@@ -117,7 +121,7 @@ func (cs *classShares) follow(node *v1.Node) {
 // antiAffinityCap is the most pods of pod's class a node takes because of
 // the pod's own required anti-affinity (1), -1 without it.
 func antiAffinityCap(pod *v1.Pod) int {
-	if HasRequiredPodAntiAffinity(pod) {
+	if topology.HasRequiredPodAntiAffinity(pod) {
 		return 1
 	}
 	return -1

@@ -112,7 +112,7 @@ func (d *domainCounts) ensure(value string) {
 	}
 }
 
-// inc adds delta (+1) to value's count, value being a counted domain.
+// inc adds one to value's count, value being a counted domain.
 func (d *domainCounts) inc(value string) {
 	old := d.count[value]
 	d.count[value] = old + 1

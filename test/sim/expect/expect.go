@@ -67,8 +67,9 @@ type Domains struct {
 //     without the label are not counted (failure messages mention them).
 //   - Unlike PodTopologySpread, Skew counts the domains of every node,
 //     whatever the pods' node affinity or the nodes' taints.
-//   - A nil selector matches no pod and an empty one every pod, as in a
-//     TopologySpreadConstraint.
+//   - A nil selector matches no pod and an empty one every pod: Skew
+//     measures the pods a test names. (kube-scheduler's PodTopologySpread
+//     counts no pod for an empty selector; Skew is not its count.)
 //
 // Skew itself asserts only that it could count: it reports a nil Result or
 // an invalid selector through t, and the methods of the Domains it then
