@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/build"
 )
 
 // The replicas of each workload builder are controlled by one object of
@@ -26,7 +27,7 @@ func TestWorkloadBuilders(t *testing.T) {
 		owner string
 		names func(t *testing.T, pods []*apiv1.Pod)
 	}{{
-		name: "Deployment", pods: sim.Deployment("web", 5, sim.InNamespace("shop"), sim.WithLabels(web)),
+		name: "Deployment", pods: sim.MakePod("web").Namespace("shop").Labels(web).Deployment(5),
 		ownerKind: "ReplicaSet",
 		names: func(t *testing.T, pods []*apiv1.Pod) {
 			hash := pods[0].Labels[appsv1.DefaultDeploymentUniqueLabelKey]
@@ -38,7 +39,7 @@ func TestWorkloadBuilders(t *testing.T) {
 			}
 		},
 	}, {
-		name: "ReplicaSet", pods: sim.ReplicaSet("cache", 3, sim.InNamespace("shop"), sim.WithLabels(web)),
+		name: "ReplicaSet", pods: sim.MakePod("cache").Namespace("shop").Labels(web).ReplicaSet(3),
 		ownerKind: "ReplicaSet", owner: "cache",
 		names: func(t *testing.T, pods []*apiv1.Pod) {
 			for _, p := range pods {
@@ -46,7 +47,7 @@ func TestWorkloadBuilders(t *testing.T) {
 			}
 		},
 	}, {
-		name: "StatefulSet", pods: sim.StatefulSet("db", 3, sim.InNamespace("shop"), sim.WithLabels(web)),
+		name: "StatefulSet", pods: sim.MakePod("db").Namespace("shop").Labels(web).StatefulSet(3),
 		ownerKind: "StatefulSet", owner: "db",
 		names: func(t *testing.T, pods []*apiv1.Pod) {
 			for i, want := range []string{"db-0", "db-1", "db-2"} {
@@ -76,95 +77,42 @@ func TestWorkloadBuilders(t *testing.T) {
 				assert.Equal(t, "shop", p.Namespace)
 				assert.Equal(t, "web", p.Labels["app"])
 				assert.Empty(t, p.Spec.NodeName, "pending")
+				assert.Empty(t, p.UID, "the simulation gives each replica its UID")
 				assert.False(t, seen[p.Name], "name %s repeats", p.Name)
 				seen[p.Name] = true
 			}
 			tc.names(t, tc.pods)
 		})
 	}
-	assert.Empty(t, sim.Deployment("none", 0), "zero replicas")
-	assert.Equal(t, podNames(sim.Deployment("web", 4)), podNames(sim.Deployment("web", 4)), "names are derived, not random")
-	assert.NotEqual(t, sim.Deployment("web", 1, sim.InNamespace("a"))[0].OwnerReferences[0].UID,
-		sim.Deployment("web", 1, sim.InNamespace("b"))[0].OwnerReferences[0].UID, "owners of other namespaces differ")
+	assert.Empty(t, sim.MakePod("none").Deployment(0), "zero replicas")
+	assert.Equal(t, podNames(sim.MakePod("web").Deployment(4)), podNames(sim.MakePod("web").Deployment(4)), "names are derived, not random")
+	assert.NotEqual(t, sim.MakePod("web").Namespace("a").Deployment(1)[0].OwnerReferences[0].UID,
+		sim.MakePod("web").Namespace("b").Deployment(1)[0].OwnerReferences[0].UID, "owners of other namespaces differ")
 }
 
-// Each pod option sets the field it names.
-func TestPodOptions(t *testing.T) {
-	zone := apiv1.LabelTopologyZone
-	web := map[string]string{"app": "web"}
-	cases := []struct {
-		name  string
-		opts  []sim.PodOption
-		check func(t *testing.T, p *apiv1.Pod)
-	}{
-		{"defaults", nil, func(t *testing.T, p *apiv1.Pod) {
-			assert.Equal(t, "default", p.Namespace)
-			assert.Empty(t, p.Spec.Containers[0].Resources.Requests)
-			assert.Nil(t, metav1.GetControllerOf(p))
-		}},
-		{"labels merge", []sim.PodOption{sim.WithLabels(web), sim.WithLabels(map[string]string{"tier": "front"})},
-			func(t *testing.T, p *apiv1.Pod) {
-				assert.Equal(t, map[string]string{"app": "web", "tier": "front"}, p.Labels)
-			}},
-		{"requests", []sim.PodOption{sim.WithRequests(1500, 2<<30)}, func(t *testing.T, p *apiv1.Pod) {
-			req := p.Spec.Containers[0].Resources.Requests
-			assert.Equal(t, int64(1500), req.Cpu().MilliValue())
-			assert.Equal(t, int64(2<<30), req.Memory().Value())
-		}},
-		{"spread", []sim.PodOption{sim.WithSpread(zone, 1, web)}, func(t *testing.T, p *apiv1.Pod) {
-			assert.Equal(t, []apiv1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zone, WhenUnsatisfiable: apiv1.DoNotSchedule,
-				LabelSelector: &metav1.LabelSelector{MatchLabels: web}}}, p.Spec.TopologySpreadConstraints)
-		}},
-		{"spread constraint as given, added", []sim.PodOption{sim.WithSpread(zone, 1, web),
-			sim.WithSpreadConstraint(apiv1.TopologySpreadConstraint{MaxSkew: 2, TopologyKey: apiv1.LabelHostname, WhenUnsatisfiable: apiv1.ScheduleAnyway})},
-			func(t *testing.T, p *apiv1.Pod) {
-				require.Len(t, p.Spec.TopologySpreadConstraints, 2)
-				assert.Equal(t, apiv1.ScheduleAnyway, p.Spec.TopologySpreadConstraints[1].WhenUnsatisfiable)
-			}},
-		{"pod affinity and anti-affinity", []sim.PodOption{sim.WithPodAffinity(zone, map[string]string{"app": "db"}),
-			sim.WithPodAntiAffinity(apiv1.LabelHostname, web)}, func(t *testing.T, p *apiv1.Pod) {
-			aff := p.Spec.Affinity
-			require.NotNil(t, aff)
-			assert.Equal(t, []apiv1.PodAffinityTerm{{TopologyKey: zone, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}},
-				aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
-			assert.Equal(t, []apiv1.PodAffinityTerm{{TopologyKey: apiv1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: web}}},
-				aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
-		}},
-		{"node selector", []sim.PodOption{sim.WithNodeSelector(map[string]string{zone: "a"})},
-			func(t *testing.T, p *apiv1.Pod) { assert.Equal(t, map[string]string{zone: "a"}, p.Spec.NodeSelector) }},
-		{"toleration", []sim.PodOption{sim.WithToleration("gpu", "true", apiv1.TaintEffectNoSchedule)}, func(t *testing.T, p *apiv1.Pod) {
-			assert.Equal(t, []apiv1.Toleration{{Key: "gpu", Operator: apiv1.TolerationOpEqual, Value: "true", Effect: apiv1.TaintEffectNoSchedule}},
-				p.Spec.Tolerations)
-		}},
-		{"priority", []sim.PodOption{sim.WithPriority(1000)}, func(t *testing.T, p *apiv1.Pod) {
-			require.NotNil(t, p.Spec.Priority)
-			assert.Equal(t, int32(1000), *p.Spec.Priority)
-		}},
-		{"owner replaces the controller", []sim.PodOption{sim.InNamespace("batch"), sim.WithOwner("ReplicaSet", "old"), sim.WithOwner("Job", "nightly")},
-			func(t *testing.T, p *apiv1.Pod) {
-				require.Len(t, p.OwnerReferences, 1)
-				ref := p.OwnerReferences[0]
-				assert.Equal(t, "batch/v1", ref.APIVersion)
-				assert.Equal(t, "Job", ref.Kind)
-				assert.Equal(t, "nightly", ref.Name)
-				assert.Contains(t, string(ref.UID), "batch")
-			}},
-		{"on node", []sim.PodOption{sim.OnNode("n-1")}, func(t *testing.T, p *apiv1.Pod) { assert.Equal(t, "n-1", p.Spec.NodeName) }},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := sim.MakePod("p", tc.opts...)
-			assert.Equal(t, "p", p.Name)
-			tc.check(t, p)
-		})
-	}
+// sim.MakePod starts a pod the simulation runs: a container with an image,
+// no UID (the simulation derives one), no controller.
+func TestMakePodDefaults(t *testing.T) {
+	p := sim.MakePod("p").Obj()
+	assert.Equal(t, "p", p.Name)
+	assert.Equal(t, "default", p.Namespace)
+	assert.Empty(t, p.UID)
+	assert.Equal(t, map[string]string{}, p.Labels)
+	require.Len(t, p.Spec.Containers, 1)
+	assert.Equal(t, apiv1.Container{Name: "app", Image: build.PauseImage}, p.Spec.Containers[0])
+	assert.Nil(t, metav1.GetControllerOf(p))
+
+	req := sim.MakePod("p").Requests(1500, 2<<30).Obj().Spec.Containers
+	require.Len(t, req, 1, "requests go to the app container")
+	assert.Equal(t, int64(1500), req[0].Resources.Requests.Cpu().MilliValue())
+	assert.Equal(t, int64(2<<30), req[0].Resources.Requests.Memory().Value())
 }
 
-// Each node option sets the field it names; Template is a node named
-// "template".
-func TestNodeOptions(t *testing.T) {
-	n := sim.MakeNode("n-1", sim.WithZone("a"), sim.WithNodeLabels(map[string]string{"pool": "spot"}),
-		sim.WithCapacity(4000, 16<<30), sim.WithMaxPods(30), sim.WithTaint("gpu", "true", apiv1.TaintEffectNoSchedule))
+// sim.MakeNode starts a Ready node of the default capacity; Template is a
+// node named "template".
+func TestMakeNodeDefaults(t *testing.T) {
+	n := sim.MakeNode("n-1").Zone("a").Label("pool", "spot").Resources(4000, 16<<30).MaxPods(30).
+		Taints(apiv1.Taint{Key: "gpu", Value: "true", Effect: apiv1.TaintEffectNoSchedule}).Obj()
 	assert.Equal(t, map[string]string{apiv1.LabelHostname: "n-1", apiv1.LabelTopologyZone: "a", "pool": "spot"}, n.Labels)
 	for _, l := range []apiv1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
 		assert.Equal(t, int64(4000), l.Cpu().MilliValue())
@@ -173,10 +121,14 @@ func TestNodeOptions(t *testing.T) {
 	}
 	assert.Equal(t, []apiv1.Taint{{Key: "gpu", Value: "true", Effect: apiv1.TaintEffectNoSchedule}}, n.Spec.Taints)
 
-	d := sim.MakeNode("n-2")
+	d := sim.MakeNode("n-2").Obj()
 	assert.Equal(t, int64(2000), d.Status.Allocatable.Cpu().MilliValue(), "default CPU")
 	assert.Equal(t, int64(sim.DefaultNodeMemory), d.Status.Allocatable.Memory().Value(), "default memory")
-	assert.Equal(t, "template", sim.Template(sim.WithZone("b")).Name)
+	assert.Equal(t, int64(110), d.Status.Allocatable.Pods().Value(), "default pods")
+	require.Len(t, d.Status.Conditions, 1)
+	assert.Equal(t, apiv1.NodeReady, d.Status.Conditions[0].Type)
+	assert.Equal(t, apiv1.ConditionTrue, d.Status.Conditions[0].Status)
+	assert.Equal(t, "template", sim.Template().Zone("b").Obj().Name)
 
 	var s sim.Scenario
 	s.AddNode("ng-a", n)
@@ -197,24 +149,23 @@ func podNames(pods []*apiv1.Pod) []string {
 // made, as their controller recreates them elsewhere, and keeps a node
 // whose pod has no controller (CA does not evict a pod no one recreates).
 func TestScaleDownOfBuiltWorkloads(t *testing.T) {
+	pod := func(name string) *build.PodWrapper { return sim.MakePod(name).Requests(100, 64<<20) }
 	cases := []struct {
 		name     string
-		pods     func(opts ...sim.PodOption) []*apiv1.Pod
+		pods     []*apiv1.Pod
 		removals int
 	}{
-		{"Deployment replicas are owned", func(opts ...sim.PodOption) []*apiv1.Pod { return sim.Deployment("web", 2, opts...) }, 1},
-		{"StatefulSet replicas are owned", func(opts ...sim.PodOption) []*apiv1.Pod { return sim.StatefulSet("db", 2, opts...) }, 1},
-		{"bare pods are not", func(opts ...sim.PodOption) []*apiv1.Pod {
-			return []*apiv1.Pod{sim.MakePod("p-0", opts...), sim.MakePod("p-1", opts...)}
-		}, 0},
+		{"Deployment replicas are owned", pod("web").Deployment(2), 1},
+		{"StatefulSet replicas are owned", pod("db").StatefulSet(2), 1},
+		{"bare pods are not", []*apiv1.Pod{pod("p-0").Obj(), pod("p-1").Obj()}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sim.Scenario{NodeGroups: []sim.NodeGroup{{Name: "ng-a", MaxSize: 3, Template: sim.Template(sim.WithZone("a"))}}}
-			for i, p := range tc.pods(sim.WithRequests(100, 64<<20)) {
-				node := sim.MakeNode(fmt.Sprintf("ng-a-%d", i), sim.WithZone("a"))
+			s := sim.Scenario{NodeGroups: []sim.NodeGroup{{Name: "ng-a", MaxSize: 3, Template: sim.Template().Zone("a").Obj()}}}
+			for i, p := range tc.pods {
+				node := sim.MakeNode(fmt.Sprintf("ng-a-%d", i)).Zone("a").Obj()
 				s.AddNode("ng-a", node)
-				sim.OnNode(node.Name)(p)
+				p.Spec.NodeName = node.Name
 				s.Pods = append(s.Pods, p)
 			}
 			res := run(t, s, downConfig(true))

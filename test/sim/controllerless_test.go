@@ -4,14 +4,15 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/build"
 )
 
 // controllerlessScenario is bare pods, no controller: 12 zone-spread web
@@ -22,18 +23,17 @@ func controllerlessScenario(name func(i int) string) sim.Scenario {
 	web, cache := map[string]string{"app": "web"}, map[string]string{"app": "cache"}
 	var s sim.Scenario
 	for i := 0; i < 18; i++ {
-		opts := []sim.PodOption{sim.WithLabels(web), sim.WithRequests(1000, 1<<30), sim.WithSpread(apiv1.LabelTopologyZone, 1, web)}
+		pod := sim.MakePod(name(i)).Labels(web).Requests(1000, 1<<30).
+			Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj())
 		if i >= 12 {
-			opts = []sim.PodOption{sim.WithLabels(cache), sim.WithRequests(500, 1<<29), sim.WithPodAntiAffinity(apiv1.LabelHostname, cache)}
+			pod = sim.MakePod(name(i)).Labels(cache).Requests(500, 1<<29).
+				AntiAffinity(apiv1.LabelHostname, &metav1.LabelSelector{MatchLabels: cache})
 		}
-		pod := sim.MakePod(name(i), opts...)
-		pod.UID = types.UID("uid-" + name(i))
-		pod.CreationTimestamp = metav1.Unix(int64(1000+i), 0)
-		s.Pods = append(s.Pods, pod)
+		s.Pods = append(s.Pods, pod.UID("uid-"+name(i)).Created(time.Unix(int64(1000+i), 0)).Obj())
 	}
 	for _, zone := range []string{"a", "b", "c"} {
 		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: 20,
-			Template: sim.Template(sim.WithZone(zone), sim.WithCapacity(4000, 16<<30))})
+			Template: sim.Template().Zone(zone).Resources(4000, 16<<30).Obj()})
 	}
 	return s
 }

@@ -84,12 +84,24 @@
 //
 // # Building scenarios
 //
-// MakePod, Deployment, ReplicaSet and StatefulSet build pods with
-// PodOptions (requests, spread constraints, pod affinity, tolerations,
-// priority, owner, node); the workloads' replicas carry the controller
-// ownerReference their real controller sets, so CA's scale-down treats
-// them as replicated. MakeNode and Template build nodes and group
-// templates with NodeOptions (zone, labels, capacity, taints), and
+// A Scenario's pods and nodes are built with package build
+// (test/sim/build), the project's one fluent test builder, public so that
+// tests in other modules use it too. MakePod, MakeNode and Template start
+// its builders from what a simulated cluster runs: a pod with one
+// container "app" and no UID (the simulation derives one), a Ready node
+// with 2 CPUs, 8 GiB and 110 pods. Its methods set the rest (Labels,
+// Requests, Spread, PodAffinity, AntiAffinity, Tolerations, Priority,
+// Controller, Node; Zone, Label, Resources, MaxPods, Taints), and a pod's
+// Deployment, ReplicaSet and StatefulSet return the replicas of the
+// workload named after it, each with the controller ownerReference its
+// real controller sets, so CA's scale-down treats them as replicated:
+//
+//	web := map[string]string{"app": "web"}
+//	s := sim.Scenario{Pods: sim.MakePod("web").Labels(web).Requests(500, 1<<30).
+//		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).Deployment(6)}
+//	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 10, Template: sim.Template().Zone("a").Obj()}}
+//	s.AddNode("ng-a", sim.MakeNode("ng-a-0").Zone("a").Resources(4000, 16<<30).Obj())
+//
 // Scenario.AddNode puts an existing node in its group. QuietLogs keeps
 // CA's and the scheduler's klog output out of a test's output.
 //

@@ -22,15 +22,15 @@ func TestPodOfAFailedShapeBindsOnceAPodItNeedsBinds(t *testing.T) {
 	sim.QuietLogs(t)
 	db := map[string]string{"app": "db"}
 	web := func(name string, created int64) *apiv1.Pod {
-		p := sim.MakePod(name, sim.WithLabels(map[string]string{"app": "web"}), sim.WithRequests(100, 1<<20),
-			sim.WithPodAffinity(apiv1.LabelTopologyZone, db))
+		p := sim.MakePod(name).Labels(map[string]string{"app": "web"}).Requests(100, 1<<20).
+			PodAffinity(apiv1.LabelTopologyZone, &metav1.LabelSelector{MatchLabels: db}).Obj()
 		p.CreationTimestamp = metav1.Unix(created, 0)
 		return p
 	}
-	dbPod := sim.MakePod("db", sim.WithLabels(db), sim.WithRequests(100, 1<<20))
+	dbPod := sim.MakePod("db").Labels(db).Requests(100, 1<<20).Obj()
 	dbPod.CreationTimestamp = metav1.Unix(2, 0)
 	s := sim.Scenario{
-		Nodes: []*apiv1.Node{sim.MakeNode("n1", sim.WithZone("a"), sim.WithCapacity(4000, 8<<30))},
+		Nodes: []*apiv1.Node{sim.MakeNode("n1").Zone("a").Resources(4000, 8<<30).Obj()},
 		Pods:  []*apiv1.Pod{web("web-1", 1), dbPod, web("web-2", 3)},
 	}
 	res, err := sim.Run(context.Background(), s, sim.Config{Spreadscale: true, Seed: 1})

@@ -47,7 +47,7 @@ func zonedNodes(perZone int, zones ...string) []*apiv1.Node {
 	var nodes []*apiv1.Node
 	for _, z := range zones {
 		for i := range perZone {
-			nodes = append(nodes, MakeNode(fmt.Sprintf("%s-%03d", z, i), WithZone(z), WithCapacity(4000, 16<<30)))
+			nodes = append(nodes, MakeNode(fmt.Sprintf("%s-%03d", z, i)).Zone(z).Resources(4000, 16<<30).Obj())
 		}
 	}
 	return nodes
@@ -151,7 +151,7 @@ func TestSearchOf300NodesFinds144AndRotatesTheStart(t *testing.T) {
 		{start: 144, nextStart: 288},
 		{start: 288, nextStart: 132},
 	} {
-		node, filtered := scheduleOne(t, s, counter, MakePod("p", WithRequests(100, 1<<20)))
+		node, filtered := scheduleOne(t, s, counter, MakePod("p").Requests(100, 1<<20).Obj())
 		want := make([]string, 145)
 		for i := range want {
 			want[i] = order[(tc.start+i)%300]
@@ -170,10 +170,10 @@ func TestSearchOf300NodesFinds144AndRotatesTheStart(t *testing.T) {
 func TestSearchCountsTheRejectedNodesItPassesAsProcessed(t *testing.T) {
 	nodes := zonedNodes(100, "a", "b")
 	for i := range 100 {
-		nodes = append(nodes, MakeNode(fmt.Sprintf("c-%03d", i), WithZone("c"), WithCapacity(500, 16<<30)))
+		nodes = append(nodes, MakeNode(fmt.Sprintf("c-%03d", i)).Zone("c").Resources(500, 16<<30).Obj())
 	}
 	s, counter := newSearchScheduler(t, nodes, nil)
-	node, filtered := scheduleOne(t, s, counter, MakePod("p", WithRequests(1000, 1<<20)))
+	node, filtered := scheduleOne(t, s, counter, MakePod("p").Requests(1000, 1<<20).Obj())
 	assert.Equal(t, interleaved(100, "a", "b", "c")[:217], filtered)
 	assert.NotEqual(t, "c", node[:1])
 	assert.Equal(t, 216, s.search.nextStart)
@@ -184,7 +184,7 @@ func TestSearchCountsTheRejectedNodesItPassesAsProcessed(t *testing.T) {
 func TestSearchOfASmallClusterFiltersEveryNode(t *testing.T) {
 	s, counter := newSearchScheduler(t, zonedNodes(20, "a", "b", "c"), nil)
 	for range 2 {
-		_, filtered := scheduleOne(t, s, counter, MakePod("p", WithRequests(100, 1<<20)))
+		_, filtered := scheduleOne(t, s, counter, MakePod("p").Requests(100, 1<<20).Obj())
 		assert.Equal(t, interleaved(20, "a", "b", "c"), filtered)
 		assert.Equal(t, 0, s.search.nextStart)
 	}
@@ -197,7 +197,7 @@ func TestSearchOfASmallClusterFiltersEveryNode(t *testing.T) {
 func TestNominatedNodeIsTriedFirst(t *testing.T) {
 	nodes := zonedNodes(100, "a", "b")
 	for i := range 100 {
-		nodes = append(nodes, MakeNode(fmt.Sprintf("c-%03d", i), WithZone("c"), WithCapacity(500, 16<<30)))
+		nodes = append(nodes, MakeNode(fmt.Sprintf("c-%03d", i)).Zone("c").Resources(500, 16<<30).Obj())
 	}
 	for _, tc := range []struct {
 		name, nominated, wantNode string
@@ -209,7 +209,7 @@ func TestNominatedNodeIsTriedFirst(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, counter := newSearchScheduler(t, nodes, nil)
-			pod := MakePod("p", WithRequests(1000, 1<<20))
+			pod := MakePod("p").Requests(1000, 1<<20).Obj()
 			pod.Status.NominatedNodeName = tc.nominated
 			node, filtered := scheduleOne(t, s, counter, pod)
 			require.NotEmpty(t, filtered)
@@ -229,9 +229,9 @@ func TestNominatedNodeIsTriedFirst(t *testing.T) {
 // all nodes.
 func TestSearchUnderAPreFilterNodeRestriction(t *testing.T) {
 	s, counter := newSearchScheduler(t, zonedNodes(100, "a", "b", "c"), nil)
-	scheduleOne(t, s, counter, MakePod("first", WithRequests(100, 1<<20)))
+	scheduleOne(t, s, counter, MakePod("first").Requests(100, 1<<20).Obj())
 	require.Equal(t, 144, s.search.nextStart)
-	pod := MakePod("p", WithRequests(100, 1<<20))
+	pod := MakePod("p").Requests(100, 1<<20).Obj()
 	pod.Spec.Affinity = &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{{
 			MatchFields: []apiv1.NodeSelectorRequirement{{
@@ -254,12 +254,12 @@ func TestTheBestNodeOutsideTheSearchedShareWaitsForTheRotation(t *testing.T) {
 	var bound []*apiv1.Pod
 	for _, n := range nodes {
 		if n.Name != "c-099" {
-			bound = append(bound, MakePod("busy-"+n.Name, WithRequests(2000, 8<<30), OnNode(n.Name)))
+			bound = append(bound, MakePod("busy-"+n.Name).Requests(2000, 8<<30).Node(n.Name).Obj())
 		}
 	}
 	s, counter := newSearchScheduler(t, nodes, bound)
 	for i, want := range []bool{false, false, true} {
-		node, _ := scheduleOne(t, s, counter, MakePod(fmt.Sprintf("p-%d", i), WithRequests(100, 1<<20)))
+		node, _ := scheduleOne(t, s, counter, MakePod(fmt.Sprintf("p-%d", i)).Requests(100, 1<<20).Obj())
 		assert.Equal(t, want, node == "c-099", "cycle %d bound to %s", i, node)
 	}
 }
@@ -269,7 +269,7 @@ func TestTheBestNodeOutsideTheSearchedShareWaitsForTheRotation(t *testing.T) {
 // the known ones (by name among themselves), a new zone last, and a node
 // removed leaving the others' order as it was; the zones interleave.
 func TestNodeRegistryOrdersNodesAsTheNodeTree(t *testing.T) {
-	node := func(name, zone string) *apiv1.Node { return MakeNode(name, WithZone(zone)) }
+	node := func(name, zone string) *apiv1.Node { return MakeNode(name).Zone(zone).Obj() }
 	r := newNodeRegistry(t.Context())
 	logger := klog.Background()
 	names := func(nodes []*apiv1.Node) []string {

@@ -33,7 +33,7 @@ func runDryRun(t *testing.T, s Scenario, alwaysDryRun bool) *Result {
 // are ones preemption does not help.
 func TestNoVictimsReportsWhatDefaultPreemptionReports(t *testing.T) {
 	full := func(name string, zone string) *apiv1.Node {
-		return MakeNode(name, WithZone(zone), WithCapacity(2000, 8<<30))
+		return MakeNode(name).Zone(zone).Resources(2000, 8<<30).Obj()
 	}
 	for _, tc := range []struct {
 		name    string
@@ -44,20 +44,21 @@ func TestNoVictimsReportsWhatDefaultPreemptionReports(t *testing.T) {
 		{
 			name:    "every node full",
 			nodes:   []*apiv1.Node{full("n-a", "a"), full("n-b", "b")},
-			pending: MakePod("web", WithRequests(1500, 1<<30)),
+			pending: MakePod("web").Requests(1500, 1<<30).Obj(),
 			want:    "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
 		},
 		{
-			name:    "one node tainted, one full",
-			nodes:   []*apiv1.Node{full("n-a", "a"), MakeNode("n-b", WithZone("b"), WithCapacity(2000, 8<<30), WithTaint("gpu", "true", apiv1.TaintEffectNoSchedule))},
-			pending: MakePod("web", WithRequests(1500, 1<<30)),
+			name: "one node tainted, one full",
+			nodes: []*apiv1.Node{full("n-a", "a"), MakeNode("n-b").Zone("b").Resources(2000, 8<<30).
+				Taints(apiv1.Taint{Key: "gpu", Value: "true", Effect: apiv1.TaintEffectNoSchedule}).Obj()},
+			pending: MakePod("web").Requests(1500, 1<<30).Obj(),
 			want: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {gpu: true}. " +
 				"preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
 		},
 		{
 			name:    "no node matches the pod's node selector",
 			nodes:   []*apiv1.Node{full("n-a", "a"), full("n-b", "b")},
-			pending: MakePod("web", WithRequests(1500, 1<<30), WithNodeSelector(map[string]string{apiv1.LabelTopologyZone: "c"})),
+			pending: MakePod("web").Requests(1500, 1<<30).NodeSelector(map[string]string{apiv1.LabelTopologyZone: "c"}).Obj(),
 			want: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. " +
 				"preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
 		},
@@ -66,7 +67,7 @@ func TestNoVictimsReportsWhatDefaultPreemptionReports(t *testing.T) {
 			s := Scenario{NodeGroupOf: map[string]string{}}
 			for _, n := range tc.nodes {
 				s.Nodes = append(s.Nodes, n)
-				s.Pods = append(s.Pods, MakePod("busy-"+n.Name, WithRequests(1000, 1<<30), OnNode(n.Name)))
+				s.Pods = append(s.Pods, MakePod("busy-"+n.Name).Requests(1000, 1<<30).Node(n.Name).Obj())
 			}
 			s.Pods = append(s.Pods, tc.pending)
 			var reasons []string

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/build"
 )
 
 // overprovisioned is a cluster run as CA's FAQ recommends for
@@ -22,18 +23,18 @@ import (
 // Deployment "web" at priority 1000, spread over the zones (maxSkew 1).
 func overprovisioned(placeholderPriority int32) sim.Scenario {
 	s := sim.Scenario{NodeGroupOf: map[string]string{}}
-	placeholders := sim.Deployment("overprovisioning", 3, sim.WithRequests(3000, gib),
-		sim.WithLabels(map[string]string{"app": "overprovisioning"}), sim.WithPriority(placeholderPriority))
+	placeholders := sim.MakePod("overprovisioning").Requests(3000, gib).
+		Labels(map[string]string{"app": "overprovisioning"}).Priority(placeholderPriority).Deployment(3)
 	for i, z := range []string{"a", "b", "c"} {
 		g := groupName(z)
-		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: g, MaxSize: 5, Template: sim.Template(sim.WithZone(z), sim.WithCapacity(4000, 8*gib))})
-		node := sim.MakeNode(g+"-0", sim.WithZone(z), sim.WithCapacity(4000, 8*gib))
+		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: g, MaxSize: 5, Template: sim.Template().Zone(z).Resources(4000, 8*gib).Obj()})
+		node := sim.MakeNode(g+"-0").Zone(z).Resources(4000, 8*gib).Obj()
 		s.AddNode(g, node)
 		placeholders[i].Spec.NodeName = node.Name
 	}
 	web := map[string]string{"app": "web"}
-	s.Pods = append(placeholders, sim.Deployment("web", 3, sim.WithRequests(3000, gib), sim.WithLabels(web),
-		sim.WithPriority(1000), sim.WithSpread(zoneKey, 1, web))...)
+	s.Pods = append(placeholders, sim.MakePod("web").Requests(3000, gib).Labels(web).Priority(1000).
+		Spread(build.MakeSpread(zoneKey, 1).MatchLabels(web).Obj()).Deployment(3)...)
 	return s
 }
 
@@ -142,13 +143,13 @@ func TestExpendablePodsBlockNoScaleDown(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("priority %d", tc.priority), func(t *testing.T) {
 			s := sim.Scenario{NodeGroupOf: map[string]string{}}
-			s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 5, Template: sim.Template(sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))}}
+			s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 5, Template: sim.Template().Zone("a").Resources(4000, 8*gib).Obj()}}
 			for _, name := range []string{"ng-a-0", "ng-a-1"} {
-				s.AddNode("ng-a", sim.MakeNode(name, sim.WithZone("a"), sim.WithCapacity(4000, 8*gib)))
+				s.AddNode("ng-a", sim.MakeNode(name).Zone("a").Resources(4000, 8*gib).Obj())
 			}
-			s.Pods = sim.Deployment("app", 1, sim.WithRequests(3000, gib), sim.OnNode("ng-a-0"))
-			s.Pods = append(s.Pods, sim.Deployment("overprovisioning", 1, sim.WithRequests(3000, gib),
-				sim.WithPriority(tc.priority), sim.OnNode("ng-a-1"))...)
+			s.Pods = sim.MakePod("app").Requests(3000, gib).Node("ng-a-0").Deployment(1)
+			s.Pods = append(s.Pods, sim.MakePod("overprovisioning").Requests(3000, gib).
+				Priority(tc.priority).Node("ng-a-1").Deployment(1)...)
 			res := run(t, s, sim.Config{Seed: 1})
 			var removed []string
 			for _, l := range res.Loops {
@@ -172,10 +173,10 @@ func TestExpendablePodsBlockNoScaleDown(t *testing.T) {
 // of the two placeholders of the one node, and both bind there.
 func TestNominatedPodKeepsItsRoomFromAnEqualPriorityPod(t *testing.T) {
 	s := sim.Scenario{NodeGroupOf: map[string]string{}}
-	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 1, Template: sim.Template(sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))}}
-	s.AddNode("ng-a", sim.MakeNode("ng-a-0", sim.WithZone("a"), sim.WithCapacity(4000, 8*gib)))
-	s.Pods = sim.Deployment("overprovisioning", 2, sim.WithRequests(2000, gib), sim.WithPriority(-1), sim.OnNode("ng-a-0"))
-	s.Pods = append(s.Pods, sim.Deployment("web", 2, sim.WithRequests(2000, gib), sim.WithPriority(1000))...)
+	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 1, Template: sim.Template().Zone("a").Resources(4000, 8*gib).Obj()}}
+	s.AddNode("ng-a", sim.MakeNode("ng-a-0").Zone("a").Resources(4000, 8*gib).Obj())
+	s.Pods = sim.MakePod("overprovisioning").Requests(2000, gib).Priority(-1).Node("ng-a-0").Deployment(2)
+	s.Pods = append(s.Pods, sim.MakePod("web").Requests(2000, gib).Priority(1000).Deployment(2)...)
 	res := run(t, s, scaleUpOnly(sim.Config{Seed: 1}))
 
 	require.Len(t, res.Preemptions, 2)
@@ -215,11 +216,11 @@ func TestPodThatNeverPreemptsWaitsForANewNode(t *testing.T) {
 // priority queued before it, as in kube-scheduler's queue.
 func TestNominationOfTheInputReservesTheNode(t *testing.T) {
 	s := sim.Scenario{NodeGroupOf: map[string]string{}}
-	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 1, Template: sim.Template(sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))}}
-	s.AddNode("ng-a", sim.MakeNode("ng-a-0", sim.WithZone("a"), sim.WithCapacity(4000, 8*gib)))
-	busy := sim.MakePod("busy", sim.WithRequests(2000, gib), sim.WithPriority(2000), sim.OnNode("ng-a-0"))
-	first := sim.MakePod("first", sim.WithRequests(2000, gib), sim.WithPriority(1000))
-	nominated := sim.MakePod("nominated", sim.WithRequests(2000, gib), sim.WithPriority(1000))
+	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 1, Template: sim.Template().Zone("a").Resources(4000, 8*gib).Obj()}}
+	s.AddNode("ng-a", sim.MakeNode("ng-a-0").Zone("a").Resources(4000, 8*gib).Obj())
+	busy := sim.MakePod("busy").Requests(2000, gib).Priority(2000).Node("ng-a-0").Obj()
+	first := sim.MakePod("first").Requests(2000, gib).Priority(1000).Obj()
+	nominated := sim.MakePod("nominated").Requests(2000, gib).Priority(1000).Obj()
 	first.CreationTimestamp = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	nominated.CreationTimestamp = metav1.NewTime(first.CreationTimestamp.Add(time.Minute))
 	nominated.Status.NominatedNodeName = "ng-a-0"
@@ -239,14 +240,14 @@ func TestNominationOfTheInputReservesTheNode(t *testing.T) {
 func TestPreemptionRepeatsWithTheSeedBeyondAHundredNodes(t *testing.T) {
 	const nodes = 120
 	s := sim.Scenario{NodeGroupOf: map[string]string{}}
-	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 2 * nodes, Template: sim.Template(sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))}}
-	placeholders := sim.Deployment("overprovisioning", nodes, sim.WithRequests(3000, gib), sim.WithPriority(-1))
+	s.NodeGroups = []sim.NodeGroup{{Name: "ng-a", MaxSize: 2 * nodes, Template: sim.Template().Zone("a").Resources(4000, 8*gib).Obj()}}
+	placeholders := sim.MakePod("overprovisioning").Requests(3000, gib).Priority(-1).Deployment(nodes)
 	for i, p := range placeholders {
-		node := sim.MakeNode(fmt.Sprintf("ng-a-%03d", i), sim.WithZone("a"), sim.WithCapacity(4000, 8*gib))
+		node := sim.MakeNode(fmt.Sprintf("ng-a-%03d", i)).Zone("a").Resources(4000, 8*gib).Obj()
 		s.AddNode("ng-a", node)
 		p.Spec.NodeName = node.Name
 	}
-	s.Pods = append(placeholders, sim.Deployment("web", 20, sim.WithRequests(3000, gib), sim.WithPriority(1000))...)
+	s.Pods = append(placeholders, sim.MakePod("web").Requests(3000, gib).Priority(1000).Deployment(20)...)
 	cfg := sim.Config{Seed: 7, MaxLoops: 1, ScaleDownEnabled: ptr(false)}
 	first := run(t, s, cfg)
 	require.Len(t, first.Preemptions, 20)

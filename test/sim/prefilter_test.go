@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/build"
 )
 
 // TestKeptPreFilterStatesBindAsFullPreFilter: the scheduler reuses a pod
@@ -57,13 +58,13 @@ func schedulerMessages(res *sim.Result) map[string]string {
 	return out
 }
 
-// fixedGroup adds group g in zone z with n existing nodes made with opts
-// and no room to grow.
-func fixedGroup(s *sim.Scenario, g, z string, n int, opts ...sim.NodeOption) {
-	opts = append([]sim.NodeOption{sim.WithZone(z)}, opts...)
-	s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: g, MaxSize: n, Template: sim.Template(opts...)})
+// fixedGroup adds group g in zone z with n existing nodes shaped as node
+// (a sim.Template, its name and hostname replaced for each node) and no
+// room to grow.
+func fixedGroup(s *sim.Scenario, g, z string, n int, node *build.NodeWrapper) {
+	s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: g, MaxSize: n, Template: build.NodeFrom(node.Obj()).Zone(z).Obj()})
 	for i := 0; i < n; i++ {
-		s.AddNode(g, sim.MakeNode(fmt.Sprintf("%s-%d", g, i), opts...))
+		s.AddNode(g, build.NodeFrom(node.Obj()).Name(fmt.Sprintf("%s-%d", g, i)).Zone(z).Obj())
 	}
 }
 
@@ -72,16 +73,17 @@ func fixedGroup(s *sim.Scenario, g, z string, n int, opts ...sim.NodeOption) {
 // (maxSkew 1), over zones and hostnames (maxSkew 2 and 3) and not at all.
 func unequalZonesScenario() sim.Scenario {
 	s := sim.Scenario{}
-	fixedGroup(&s, "ng-a", "a", 6, sim.WithCapacity(8000, 32<<30))
-	fixedGroup(&s, "ng-b", "b", 3, sim.WithCapacity(8000, 32<<30))
-	fixedGroup(&s, "ng-c", "c", 2, sim.WithCapacity(8000, 32<<30))
+	fixedGroup(&s, "ng-a", "a", 6, sim.Template().Resources(8000, 32<<30))
+	fixedGroup(&s, "ng-b", "b", 3, sim.Template().Resources(8000, 32<<30))
+	fixedGroup(&s, "ng-c", "c", 2, sim.Template().Resources(8000, 32<<30))
 	web := map[string]string{"app": "web"}
 	api := map[string]string{"app": "api"}
-	s.Pods = append(s.Pods, sim.Deployment("web", 90, sim.WithLabels(web), sim.WithRequests(500, 1<<30),
-		sim.WithSpread(apiv1.LabelTopologyZone, 1, web))...)
-	s.Pods = append(s.Pods, sim.Deployment("api", 60, sim.WithLabels(api), sim.WithRequests(500, 1<<30),
-		sim.WithSpread(apiv1.LabelTopologyZone, 2, api), sim.WithSpread(apiv1.LabelHostname, 3, api))...)
-	s.Pods = append(s.Pods, sim.Deployment("batch", 40, sim.WithLabels(map[string]string{"app": "batch"}), sim.WithRequests(500, 1<<30))...)
+	s.Pods = append(s.Pods, sim.MakePod("web").Labels(web).Requests(500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).Deployment(90)...)
+	s.Pods = append(s.Pods, sim.MakePod("api").Labels(api).Requests(500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 2).MatchLabels(api).Obj()).
+		Spread(build.MakeSpread(apiv1.LabelHostname, 3).MatchLabels(api).Obj()).Deployment(60)...)
+	s.Pods = append(s.Pods, sim.MakePod("batch").Labels(map[string]string{"app": "batch"}).Requests(500, 1<<30).Deployment(40)...)
 	return s
 }
 
@@ -92,21 +94,23 @@ func unequalZonesScenario() sim.Scenario {
 // they cannot join).
 func taintPolicyScenario() sim.Scenario {
 	s := sim.Scenario{}
-	fixedGroup(&s, "ng-a", "a", 2, sim.WithCapacity(4000, 16<<30))
-	fixedGroup(&s, "ng-b", "b", 2, sim.WithCapacity(4000, 16<<30))
-	fixedGroup(&s, "ng-c", "c", 2, sim.WithCapacity(4000, 16<<30), sim.WithTaint("dedicated", "web", apiv1.TaintEffectNoSchedule))
+	fixedGroup(&s, "ng-a", "a", 2, sim.Template().Resources(4000, 16<<30))
+	fixedGroup(&s, "ng-b", "b", 2, sim.Template().Resources(4000, 16<<30))
+	fixedGroup(&s, "ng-c", "c", 2, sim.Template().Resources(4000, 16<<30).
+		Taints(apiv1.Taint{Key: "dedicated", Value: "web", Effect: apiv1.TaintEffectNoSchedule}))
 	honor, ignore := apiv1.NodeInclusionPolicyHonor, apiv1.NodeInclusionPolicyIgnore
 	minDomains := int32(4)
-	spread := func(app string, policy *apiv1.NodeInclusionPolicy, min *int32) sim.PodOption {
-		return sim.WithSpreadConstraint(apiv1.TopologySpreadConstraint{
+	spread := func(app string, policy *apiv1.NodeInclusionPolicy, min *int32) apiv1.TopologySpreadConstraint {
+		return apiv1.TopologySpreadConstraint{
 			MaxSkew: 1, TopologyKey: apiv1.LabelTopologyZone, WhenUnsatisfiable: apiv1.DoNotSchedule,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, MinDomains: min, NodeTaintsPolicy: policy,
-		})
+		}
 	}
-	s.Pods = append(s.Pods, sim.Deployment("web", 30, sim.WithLabels(map[string]string{"app": "web"}), sim.WithRequests(500, 1<<30),
-		sim.WithToleration("dedicated", "web", apiv1.TaintEffectNoSchedule), spread("web", &honor, &minDomains))...)
-	s.Pods = append(s.Pods, sim.Deployment("api", 20, sim.WithLabels(map[string]string{"app": "api"}), sim.WithRequests(500, 1<<30),
-		spread("api", &ignore, nil))...)
+	s.Pods = append(s.Pods, sim.MakePod("web").Labels(map[string]string{"app": "web"}).Requests(500, 1<<30).
+		Tolerations(apiv1.Toleration{Key: "dedicated", Operator: apiv1.TolerationOpEqual, Value: "web", Effect: apiv1.TaintEffectNoSchedule}).
+		Spread(spread("web", &honor, &minDomains)).Deployment(30)...)
+	s.Pods = append(s.Pods, sim.MakePod("api").Labels(map[string]string{"app": "api"}).Requests(500, 1<<30).
+		Spread(spread("api", &ignore, nil)).Deployment(20)...)
 	return s
 }
 
@@ -116,12 +120,14 @@ func taintPolicyScenario() sim.Scenario {
 func antiAffinityMidPassScenario() sim.Scenario {
 	s := sim.Scenario{}
 	for _, z := range []string{"a", "b", "c"} {
-		fixedGroup(&s, "ng-"+z, z, 3, sim.WithCapacity(4000, 16<<30))
+		fixedGroup(&s, "ng-"+z, z, 3, sim.Template().Resources(4000, 16<<30))
 	}
-	web := sim.Deployment("web", 70, sim.WithLabels(map[string]string{"tier": "front", "app": "web"}),
-		sim.WithRequests(500, 1<<30), sim.WithSpread(apiv1.LabelTopologyZone, 1, map[string]string{"app": "web"}))
-	db := sim.Deployment("db", 4, sim.WithLabels(map[string]string{"tier": "front", "app": "db"}),
-		sim.WithRequests(1000, 1<<30), sim.WithPodAntiAffinity(apiv1.LabelHostname, map[string]string{"tier": "front"}))
+	web := sim.MakePod("web").Labels(map[string]string{"tier": "front", "app": "web"}).Requests(500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(map[string]string{"app": "web"}).Obj()).
+		Deployment(70)
+	db := sim.MakePod("db").Labels(map[string]string{"tier": "front", "app": "db"}).Requests(1000, 1<<30).
+		AntiAffinity(apiv1.LabelHostname, &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "front"}}).
+		Deployment(4)
 	created := func(p *apiv1.Pod, second int) *apiv1.Pod {
 		p.CreationTimestamp = metav1.Unix(int64(second), 0)
 		return p
@@ -141,14 +147,14 @@ func antiAffinityMidPassScenario() sim.Scenario {
 // that their spread honours (nodeAffinityPolicy Honor, the default).
 func namespacesScenario() sim.Scenario {
 	s := sim.Scenario{}
-	fixedGroup(&s, "ng-a", "a", 3, sim.WithCapacity(4000, 16<<30), sim.WithNodeLabels(map[string]string{"tier": "web"}))
-	fixedGroup(&s, "ng-b", "b", 2, sim.WithCapacity(4000, 16<<30), sim.WithNodeLabels(map[string]string{"tier": "web"}))
-	fixedGroup(&s, "ng-c", "c", 1, sim.WithCapacity(4000, 16<<30))
+	fixedGroup(&s, "ng-a", "a", 3, sim.Template().Resources(4000, 16<<30).Label("tier", "web"))
+	fixedGroup(&s, "ng-b", "b", 2, sim.Template().Resources(4000, 16<<30).Label("tier", "web"))
+	fixedGroup(&s, "ng-c", "c", 1, sim.Template().Resources(4000, 16<<30))
 	web := map[string]string{"app": "web"}
-	s.Pods = append(s.Pods, sim.Deployment("web", 25, sim.InNamespace("shop"), sim.WithLabels(web), sim.WithRequests(500, 1<<30),
-		sim.WithSpread(apiv1.LabelTopologyZone, 1, web))...)
-	s.Pods = append(s.Pods, sim.Deployment("web", 25, sim.InNamespace("blog"), sim.WithLabels(web), sim.WithRequests(500, 1<<30),
-		sim.WithNodeSelector(map[string]string{"tier": "web"}), sim.WithSpread(apiv1.LabelTopologyZone, 1, web))...)
+	s.Pods = append(s.Pods, sim.MakePod("web").Namespace("shop").Labels(web).Requests(500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).Deployment(25)...)
+	s.Pods = append(s.Pods, sim.MakePod("web").Namespace("blog").Labels(web).Requests(500, 1<<30).
+		NodeSelector(map[string]string{"tier": "web"}).Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).Deployment(25)...)
 	return s
 }
 
@@ -161,27 +167,25 @@ func namespacesScenario() sim.Scenario {
 func sampledSearchScenario() sim.Scenario {
 	s := sim.Scenario{}
 	for _, z := range []string{"a", "b", "c"} {
-		fixedGroup(&s, "ng-"+z, z, 50, sim.WithCapacity(4000, 16<<30))
+		fixedGroup(&s, "ng-"+z, z, 50, sim.Template().Resources(4000, 16<<30))
 	}
 	web := map[string]string{"app": "web"}
-	pinnedTo := func(p *apiv1.Pod) {
-		p.Spec.Affinity = &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{{
-				MatchFields: []apiv1.NodeSelectorRequirement{{
-					Key: "metadata.name", Operator: apiv1.NodeSelectorOpIn, Values: []string{"ng-a-0", "ng-b-0", "ng-c-0"},
-				}},
-			}}},
-		}}
-	}
+	pinnedTo := &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{{
+			MatchFields: []apiv1.NodeSelectorRequirement{{
+				Key: "metadata.name", Operator: apiv1.NodeSelectorOpIn, Values: []string{"ng-a-0", "ng-b-0", "ng-c-0"},
+			}},
+		}}},
+	}}
 	created := func(p *apiv1.Pod, second int) *apiv1.Pod {
 		p.CreationTimestamp = metav1.Unix(int64(second), 0)
 		return p
 	}
-	for i, p := range sim.Deployment("web", 200, sim.WithLabels(web), sim.WithRequests(500, 1<<30),
-		sim.WithSpread(apiv1.LabelTopologyZone, 1, web)) {
+	for i, p := range sim.MakePod("web").Labels(web).Requests(500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).Deployment(200) {
 		s.Pods = append(s.Pods, created(p, 100*i))
 	}
-	for j, p := range sim.Deployment("pinned", 100, sim.WithRequests(8000, 1<<30), pinnedTo) {
+	for j, p := range sim.MakePod("pinned").Requests(8000, 1<<30).Affinity(pinnedTo).Deployment(100) {
 		s.Pods = append(s.Pods, created(p, 100*(j/5)+50+j%5))
 	}
 	return s
@@ -193,13 +197,14 @@ func sampledSearchScenario() sim.Scenario {
 func hostnameSpreadScenario() sim.Scenario {
 	s := sim.Scenario{}
 	for _, z := range []string{"a", "b", "c"} {
-		fixedGroup(&s, "ng-"+z, z, 6, sim.WithCapacity(2000, 8<<30))
+		fixedGroup(&s, "ng-"+z, z, 6, sim.Template().Resources(2000, 8<<30))
 	}
 	web := map[string]string{"app": "web"}
 	api := map[string]string{"app": "api"}
-	s.Pods = append(s.Pods, sim.Deployment("web", 50, sim.WithLabels(web), sim.WithRequests(500, 1<<30),
-		sim.WithSpread(apiv1.LabelTopologyZone, 1, web), sim.WithSpread(apiv1.LabelHostname, 1, web))...)
-	s.Pods = append(s.Pods, sim.Deployment("api", 30, sim.WithLabels(api), sim.WithRequests(300, 1<<29),
-		sim.WithSpread(apiv1.LabelHostname, 1, api))...)
+	s.Pods = append(s.Pods, sim.MakePod("web").Labels(web).Requests(500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).
+		Spread(build.MakeSpread(apiv1.LabelHostname, 1).MatchLabels(web).Obj()).Deployment(50)...)
+	s.Pods = append(s.Pods, sim.MakePod("api").Labels(api).Requests(300, 1<<29).
+		Spread(build.MakeSpread(apiv1.LabelHostname, 1).MatchLabels(api).Obj()).Deployment(30)...)
 	return s
 }

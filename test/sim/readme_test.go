@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/build"
 	"github.com/spreadscale/spreadscale/test/sim/expect"
 )
 
@@ -18,13 +19,13 @@ import (
 func TestWebSpreadsOverZones(t *testing.T) {
 	sim.QuietLogs(t)
 	web := map[string]string{"app": "web"}
-	s := sim.Scenario{Pods: sim.Deployment("web", 6, sim.WithLabels(web),
-		sim.WithRequests(1500, 1<<30), sim.WithSpread(apiv1.LabelTopologyZone, 1, web))}
+	s := sim.Scenario{Pods: sim.MakePod("web").Labels(web).Requests(1500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).Deployment(6)}
 	for _, zone := range []string{"a", "b", "c"} {
 		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: 10,
-			Template: sim.Template(sim.WithZone(zone), sim.WithCapacity(2000, 8<<30))})
+			Template: sim.Template().Zone(zone).Resources(2000, 8<<30).Obj()})
 	}
-	s.AddNode("ng-a", sim.MakeNode("ng-a-0", sim.WithZone("a"), sim.WithCapacity(2000, 8<<30)))
+	s.AddNode("ng-a", sim.MakeNode("ng-a-0").Zone("a").Resources(2000, 8<<30).Obj())
 
 	res, err := sim.Run(context.Background(), s, sim.Config{Spreadscale: true, Seed: 1})
 	require.NoError(t, err)

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/spreadscale/spreadscale/test/sim/build"
 )
 
 func TestTwoLeastDomains(t *testing.T) {
@@ -36,8 +38,9 @@ func TestTwoLeastDomains(t *testing.T) {
 // hostnames (maxSkew 1).
 func hostnameSpreadPod(name string) *apiv1.Pod {
 	web := map[string]string{"app": "web"}
-	return MakePod(name, WithLabels(web), WithRequests(100, 1<<20),
-		WithSpread(apiv1.LabelTopologyZone, 2, web), WithSpread(apiv1.LabelHostname, 1, web))
+	return MakePod(name).Labels(web).Requests(100, 1<<20).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 2).MatchLabels(web).Obj()).
+		Spread(build.MakeSpread(apiv1.LabelHostname, 1).MatchLabels(web).Obj()).Obj()
 }
 
 // TestSpreadCountsReadsThePluginsState: the real plugin's PreFilter state,

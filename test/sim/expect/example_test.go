@@ -10,6 +10,7 @@ import (
 
 	"github.com/spreadscale/spreadscale/planner"
 	"github.com/spreadscale/spreadscale/test/sim"
+	"github.com/spreadscale/spreadscale/test/sim/build"
 	"github.com/spreadscale/spreadscale/test/sim/expect"
 )
 
@@ -23,17 +24,17 @@ import (
 func TestExampleThreeZones(t *testing.T) {
 	sim.QuietLogs(t)
 	web := map[string]string{"app": "web"}
-	pods := sim.Deployment("web", 6, sim.WithLabels(web), sim.WithRequests(1500, 1<<30),
-		sim.WithSpread(apiv1.LabelTopologyZone, 1, web))
+	pods := sim.MakePod("web").Labels(web).Requests(1500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).Deployment(6)
 	var s sim.Scenario
 	for _, zone := range []string{"a", "b", "c"} {
-		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: 10, Template: sim.Template(sim.WithZone(zone))})
+		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: 10, Template: sim.Template().Zone(zone).Obj()})
 		if zone == "c" {
 			continue // zone c's group is empty
 		}
-		node := sim.MakeNode("ng-"+zone+"-0", sim.WithZone(zone))
+		node := sim.MakeNode("ng-" + zone + "-0").Zone(zone).Obj()
 		s.AddNode("ng-"+zone, node)
-		sim.OnNode(node.Name)(pods[len(s.Nodes)-1]) // one replica runs on it
+		pods[len(s.Nodes)-1].Spec.NodeName = node.Name // one replica runs on it
 	}
 	s.Pods = pods
 
@@ -74,11 +75,11 @@ func TestExampleZoneAtMaxSize(t *testing.T) {
 		if zone == "c" {
 			maxSize = 1
 		}
-		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: maxSize, Template: sim.Template(sim.WithZone(zone))})
-		s.AddNode("ng-"+zone, sim.MakeNode("ng-"+zone+"-0", sim.WithZone(zone)))
+		s.NodeGroups = append(s.NodeGroups, sim.NodeGroup{Name: "ng-" + zone, MaxSize: maxSize, Template: sim.Template().Zone(zone).Obj()})
+		s.AddNode("ng-"+zone, sim.MakeNode("ng-"+zone+"-0").Zone(zone).Obj())
 	}
-	s.Pods = sim.StatefulSet("web", 8, sim.WithLabels(web), sim.WithRequests(1500, 1<<30),
-		sim.WithSpread(apiv1.LabelTopologyZone, 1, web))
+	s.Pods = sim.MakePod("web").Labels(web).Requests(1500, 1<<30).
+		Spread(build.MakeSpread(apiv1.LabelTopologyZone, 1).MatchLabels(web).Obj()).StatefulSet(8)
 
 	for _, cfg := range []sim.Config{{Seed: 1}, {Seed: 1, Spreadscale: true}} {
 		res, err := sim.Run(context.Background(), s, cfg)
