@@ -77,6 +77,12 @@ func TestPlanAwaitsTheDomainsItOpens(t *testing.T) {
 			Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("web").When(v1.ScheduleAnyway).Obj()).Obj()},
 		awaited: map[string][]string{v1.LabelTopologyZone: {"b", "c"}},
 	}, {
+		name: "a Deployment's pods are named by their Deployment, not its ReplicaSet's hash",
+		pods: []*v1.Pod{st.MakePod().Name("web-5d4f-x").Label("app", "web").Label("pod-template-hash", "5d4f").
+			Owner("ReplicaSet", "web-5d4f", "rs-uid").Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("web").Obj()).Obj()},
+		awaited: map[string][]string{v1.LabelTopologyZone: {"b", "c"}},
+		atRisk:  []string{"Deployment default/web: topology.kubernetes.io/zone"},
+	}, {
 		name: "pods without a controller that share a spread are one risk",
 		pods: []*v1.Pod{
 			st.MakePod().Name("job-0").Label("app", "job").Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("job").Obj()).Obj(),

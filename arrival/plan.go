@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -39,9 +41,10 @@ type Risk struct {
 	Pods int
 }
 
-// String names the spread by its pods' controller, "ReplicaSet
-// default/web-5d4f: topology.kubernetes.io/zone", or, for pods without
-// one, by the first pod: "Pod default/web-0 and 2 more: ...".
+// String names the spread by its pods' workload (ownerName),
+// "Deployment default/web: topology.kubernetes.io/zone", or, for pods
+// without a controller, by the first pod: "Pod default/web-0 and 2 more:
+// ...".
 func (r Risk) String() string {
 	name := ownerName(r.Pod)
 	if metav1.GetControllerOf(r.Pod) == nil && r.Pods > 1 {
@@ -137,13 +140,20 @@ func spreadID(pod *apiv1.Pod, c apiv1.TopologySpreadConstraint) string {
 	return owner + "\x00" + c.TopologyKey
 }
 
-// ownerName names pod's controller as "ReplicaSet default/web-5d4f", or the
-// pod itself as "Pod default/web-0" when it has none.
+// ownerName names the workload of pod: "Deployment default/web" for the
+// pods of a Deployment's ReplicaSet (named, as the deployment controller
+// names it, "<deployment>-<pod-template-hash>"), else its controller,
+// "StatefulSet default/db", or the pod itself, "Pod default/web-0", when
+// it has none.
 func ownerName(pod *apiv1.Pod) string {
-	if ref := metav1.GetControllerOf(pod); ref != nil {
-		return fmt.Sprintf("%s %s/%s", ref.Kind, pod.Namespace, ref.Name)
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil {
+		return fmt.Sprintf("Pod %s/%s", pod.Namespace, pod.Name)
 	}
-	return fmt.Sprintf("Pod %s/%s", pod.Namespace, pod.Name)
+	if hash := pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; ref.Kind == "ReplicaSet" && hash != "" && strings.HasSuffix(ref.Name, "-"+hash) {
+		return fmt.Sprintf("Deployment %s/%s", pod.Namespace, strings.TrimSuffix(ref.Name, "-"+hash))
+	}
+	return fmt.Sprintf("%s %s/%s", ref.Kind, pod.Namespace, ref.Name)
 }
 
 // knownDomains is the number of values of key among nodes.
