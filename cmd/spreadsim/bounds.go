@@ -88,6 +88,9 @@ func loopDrivers(s sim.Scenario, o *options) []string {
 			break
 		}
 	}
+	if o.arrival.taint != "" {
+		out = append(out, fmt.Sprintf("--topology-spread-arrival-hold %v", o.arrival.hold))
+	}
 	if o.scaleDown.enabled {
 		out = append(out, fmt.Sprintf("3 scale-down cycles of --scale-down-delay-after-add %v and --scale-down-unneeded-time %v", o.scaleDown.delayAfterAdd, o.scaleDown.unneededTime))
 	}

@@ -141,7 +141,9 @@ const scaleDownCycles = 3
 
 // DefaultMaxLoops is the MaxLoops Run uses when cfg.MaxLoops is 0: 10 loops,
 // plus, when a group of s has Provisioning set, the loops (at
-// cfg.ScanInterval, default 10s) that cover the longest Delay, plus
+// cfg.ScanInterval, default 10s) that cover the longest Provisioning.Span
+// (delay, jitter and readyDelay), plus the arrival barrier's hold in
+// spreadscale mode with cfg.ArrivalTaint set, plus
 // --max-node-provision-time (cfg.MaxNodeProvisionTime, default 15m) when a
 // group never registers, plus CA's maximum node-group backoff (30m) when a
 // group fails or never registers; plus, with scale-down enabled, the loops
@@ -161,6 +163,9 @@ func DefaultMaxLoops(s Scenario, cfg Config) int {
 	}
 	if never {
 		span += cfg.MaxNodeProvisionTime
+	}
+	if cfg.Spreadscale && cfg.ArrivalTaint != "" {
+		span += cfg.ArrivalHold // a node may be held that long after it registered
 	}
 	if faulty {
 		span += maxNodeGroupBackoff
