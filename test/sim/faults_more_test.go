@@ -132,6 +132,11 @@ func TestDefaultMaxLoops(t *testing.T) {
 	assert.Equal(t, 280, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {NeverRegisters: true}}), off))
 	assert.Equal(t, 10+(5*60+30*60)/30, sim.DefaultMaxLoops(faultScenario(map[string]sim.Provisioning{"ng-a": {NeverRegisters: true}}),
 		scaleUpOnly(sim.Config{ScanInterval: 30 * time.Second, MaxNodeProvisionTime: 5 * time.Minute})))
+	// A 90s delay, 30s of jitter and 20s to Ready: 14 loops; the barrier's
+	// 3m hold in spreadscale mode: 18 more.
+	slow := faultScenario(map[string]sim.Provisioning{"ng-a": {Delay: 90 * time.Second, Jitter: 30 * time.Second, ReadyDelay: 20 * time.Second}})
+	assert.Equal(t, 10+14, sim.DefaultMaxLoops(slow, off))
+	assert.Equal(t, 10+14+18, sim.DefaultMaxLoops(slow, scaleUpOnly(sim.Config{Spreadscale: true, ArrivalTaint: "example.com/arrival"})))
 
 	// 3 × (10m + 10m + 2 × 10s) / 10s = 366 more loops at CA's defaults.
 	assert.Equal(t, 10+366, sim.DefaultMaxLoops(plain, sim.Config{}))
