@@ -17,8 +17,10 @@
 //     expander chain in stock mode; the spreadscale plugin wiring in
 //     spreadscale mode) over CA's test cloud provider. The instances of
 //     every executed scale-up exist on the provider at once; each registers
-//     as a Ready node named "<group>-new-<n>" after its group's
-//     Provisioning.Delay (in the same loop when it is 0), or never.
+//     as a node named "<group>-new-<n>" after its group's
+//     Provisioning.Delay plus its own draw of Provisioning.Jitter (in the
+//     same loop when both are 0), or never, and is Ready
+//     Provisioning.ReadyDelay later (tainted not-ready until then).
 //  3. Unless the loop scaled up or the scale-up failed (RunOnce returns
 //     before scale-down then), and with --scale-down-enabled, the loop goes
 //     on with CA's own scale-down, as RunOnce does: the
@@ -43,6 +45,12 @@
 //     one node, which is nominated for it, and binds there in the next pass
 //     (Result.Preemptions); the victims come back pending from their
 //     controllers after the pass, as evicted pods do.
+//  5. Between two loops the nodes arrive one by one: at each time a node
+//     registers, becomes Ready or is released by the arrival barrier
+//     (Config.ArrivalTaint, package arrival), the scheduler binds what it
+//     can at once, as kube-scheduler does on a node event; those bindings
+//     count for the loop before (Placement.At is their time). The profile
+//     is Config.SchedulerConfig's default-scheduler profile when it is set.
 //
 // CA's --expendable-pods-priority-cutoff (Config.ExpendablePodsPriorityCutoff)
 // applies as in RunOnce: expendable pods trigger no scale-up and are left
