@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/casnapshot"
 	"github.com/spreadscale/spreadscale/planner"
@@ -27,6 +29,9 @@ type ScalableGroup struct {
 // it to the scale-up orchestrator explicitly; nothing is learnt from the
 // order of CA's calls.
 type LoopInputs struct {
+	// Context carries the logger (klog.FromContext); nil: klog's global
+	// one.
+	Context context.Context
 	// Snapshot holds the real and the upcoming nodes with their pods. It is
 	// forked while planning and left as it was found.
 	Snapshot clustersnapshot.ClusterSnapshot
@@ -115,6 +120,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 		Cluster:  cluster,
 		NodeName: cluster.NodeName,
 		Facts:    planner.NewPodFacts(),
+		Context:  in.Context,
 	}
 	r := newRanking(u.Groups, in, byID, templates, cluster, req.Facts)
 	req.Rank = r.rank
@@ -137,6 +143,12 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	}
 	lp := NewLoopPlan(plan, byID, in.CapTotal)
 	lp.facts = req.Facts
+	logger := klog.Background()
+	if in.Context != nil {
+		logger = klog.FromContext(in.Context)
+	}
+	logger.V(2).Info("Topology spread plan for the loop", "pending", len(in.Pending), "groups", len(in.Groups),
+		"placed", len(plan.Placements), "unplaced", len(plan.Unplaced), "newNodes", plan.NewNodes, "chooser", in.Chooser != nil)
 	return lp, nil
 }
 

@@ -212,8 +212,11 @@ func TestCompletePlansZoneAndCapacityType(t *testing.T) {
 			wantZones: map[string]int{zoneA: 2, zoneB: 2, zoneC: 2}, wantTypes: map[string]int{"spot": 3, "on-demand": 3}},
 		{name: "seven replicas", pods: 7,
 			wantZones: map[string]int{zoneA: 3, zoneB: 2, zoneC: 2}, wantTypes: map[string]int{"spot": 4, "on-demand": 3}},
+		// The bound replica is on-demand: spot 3/on-demand 1 and spot
+		// 2/on-demand 2 both keep the types within maxSkew on four nodes (a
+		// tie), so only the type totals' skew is asserted.
 		{name: "zone c at max size: four of six", pods: 6, zoneCFull: true,
-			wantZones: map[string]int{zoneA: 2, zoneB: 2}, wantTypes: map[string]int{"spot": 3, "on-demand": 1},
+			wantZones: map[string]int{zoneA: 2, zoneB: 2},
 			wantReason: []string{"MaxSkewExceeded: no valid scale-up places more than 4 of the 6 pending pods like this one",
 				"on-demand/zone-c: no room left",
 				"spot/zone-a: topologySpreadConstraints[0]: topology.kubernetes.io/zone=zone-a would have skew 2 (matching 2 + self 1 - global minimum 1)"}},
@@ -242,7 +245,12 @@ func TestCompletePlansZoneAndCapacityType(t *testing.T) {
 				types[n.Labels[keyCapacity]]++
 			}
 			assert.Equal(t, tc.wantZones, zones, describePlan(plan))
-			assert.Equal(t, tc.wantTypes, types, describePlan(plan))
+			if tc.wantTypes != nil {
+				assert.Equal(t, tc.wantTypes, types, describePlan(plan))
+			} else {
+				types["on-demand"] += len(bound)
+				assert.InDelta(t, types["spot"], types["on-demand"], 1, describePlan(plan))
+			}
 			assert.Equal(t, len(plan.Placements), plan.TotalNewNodes(), "one pod per node")
 			assert.Empty(t, scheduleFinal(t, sched, nodes, bound, plan))
 			var reasons []string

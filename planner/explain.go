@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 )
 
 // explain turns what the candidates failed on into the pod's Reason. A
@@ -81,7 +82,10 @@ func (p *planner) possibleDomains(c *class, i int) int {
 	return len(values) + extra
 }
 
+// unplaced records pod left pending for r.
 func (p *planner) unplaced(pod *v1.Pod, r *Reason) {
+	p.req.logger().V(5).Info("Pod left pending", "pod", klog.KObj(pod), "reason", r.Kind, "degraded", r.Degraded,
+		"message", r.Message)
 	p.plan.Unplaced = append(p.plan.Unplaced, Unplaced{Pod: pod, Reason: r})
 	if r.Degraded != "" {
 		if p.plan.Degraded == nil {

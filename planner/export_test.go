@@ -12,7 +12,7 @@ func SetMaxRounds(tb testing.TB, n int) {
 // SetMaxBandTuples sets the bound on the balance bands tried per number
 // of pods for one test.
 func SetMaxBandTuples(tb testing.TB, n int) {
-	old := maxBandTuples
-	maxBandTuples = n
-	tb.Cleanup(func() { maxBandTuples = old })
+	old := shareBudgets
+	shareBudgets.BandTuples = n
+	tb.Cleanup(func() { shareBudgets = old })
 }

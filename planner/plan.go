@@ -1,7 +1,11 @@
 package planner
 
 import (
+	"context"
+
 	v1 "k8s.io/api/core/v1"
+
+	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -67,6 +71,18 @@ type Request struct {
 	// Facts memoizes what the planner derives from each pod; pass the same
 	// one to every PlanScaleUp of a loop (nil: one per call).
 	Facts *PodFacts
+	// Context carries the logger (klog.FromContext): the decision at
+	// V(2), each pod left pending and each class's shares at V(5). Nil:
+	// context.Background(), klog's global logger.
+	Context context.Context
+}
+
+// logger is the request's logger.
+func (r *Request) logger() klog.Logger {
+	if r.Context == nil {
+		return klog.Background()
+	}
+	return klog.FromContext(r.Context)
 }
 
 // PlannedNode is a node the plan adds.

@@ -126,13 +126,23 @@ func (d *Draft) Plan() *Plan { return d.first.plan }
 // holds in the final view, else the rounds that follow it. The Cluster must
 // hold what the draft left in it.
 func (d *Draft) Finish() (*Plan, error) {
+	plan, rounds, err := d.finish()
+	if err == nil {
+		d.req.logger().V(2).Info("Planned scale-up", "pods", len(d.pods), "classes", len(d.classPods),
+			"placed", len(plan.Placements), "newNodes", plan.NewNodes, "rounds", rounds, "degraded", plan.Degraded)
+	}
+	return plan, err
+}
+
+// finish is Finish, with the number of rounds it planned.
+func (d *Draft) finish() (*Plan, int, error) {
 	p := d.first
 	var preopen map[string]int
 	fewest := -1
 	for round := 1; ; round++ {
 		violations := totalExcess(p.finalViolations())
 		if violations == 0 {
-			return p.plan, nil
+			return p.plan, round, nil
 		}
 		grew := opensBeyond(p.plan.NewNodes, preopen)
 		improved := fewest < 0 || violations < fewest
@@ -142,7 +152,7 @@ func (d *Draft) Finish() (*Plan, error) {
 				cause = DegradedReplanRounds
 			}
 			p.takeOut(cause)
-			return p.plan, nil
+			return p.plan, round, nil
 		}
 		fewest = violations
 		// Some placement was checked before a node planned later existed,
@@ -150,12 +160,12 @@ func (d *Draft) Finish() (*Plan, error) {
 		// of the rounds so far present from the start, so each placement is
 		// checked in the view the scheduler will have.
 		if err := d.req.Cluster.Reset(); err != nil {
-			return nil, fmt.Errorf("plan: resetting cluster: %w", err)
+			return nil, round, fmt.Errorf("plan: resetting cluster: %w", err)
 		}
 		preopen = mergeNodes(preopen, p.plan.NewNodes)
 		var err error
 		if p, err = d.round(preopen); err != nil {
-			return nil, err
+			return nil, round, err
 		}
 	}
 }
@@ -170,13 +180,6 @@ func (d *Draft) round(preopen map[string]int) (*planner, error) {
 	}
 	return p, nil
 }
-
-// maxRounds bounds re-planning. Each round starts with the nodes of the
-// rounds before it and must open more to go on (a round that opens none
-// is the fixpoint), so rounds end anyway at the groups' max sizes; the
-// bound keeps a loop's time in check. Past it, the placements that do not
-// hold in the final view are taken out (DegradedReplanRounds).
-var maxRounds = 8
 
 // totalExcess sums how far each violation's skew exceeds its maxSkew (0: the
 // plan holds in the final view).

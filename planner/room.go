@@ -151,3 +151,18 @@ func (p *planner) plannedWithRoom(req requests) []*plannedState {
 	w.planned, w.plannedSeen = kept, len(p.planned)
 	return kept
 }
+
+// podsThatFit is the number of pods of req the free resources take, at
+// most limit (when >= 0); f is not modified.
+func podsThatFit(f *freeResources, req requests, limit int) int {
+	g := &freeResources{slots: f.slots, hasSlots: f.hasSlots, names: f.names, milli: append([]int64(nil), f.milli...)}
+	n := 0
+	for (limit < 0 || n < limit) && g.room(req) {
+		g.take(req)
+		n++
+		if n > 1<<12 {
+			break
+		}
+	}
+	return n
+}

@@ -57,7 +57,7 @@ func (b *Balancer) BalanceScaleUpBetweenGroups(ctx *context.AutoscalingContext, 
 		}
 		n := min(plan.NewNodes(id), left, g.MaxSize()-size)
 		if n <= 0 {
-			klog.V(1).Infof("topology-spread: plan group %s gets none of its %d nodes (CA capped the scale-up at %d nodes)", id, plan.NewNodes(id), newNodes)
+			klog.V(1).InfoS("Plan group gets none of its nodes: CA capped the scale-up", "nodeGroup", id, "planned", plan.NewNodes(id), "cap", newNodes)
 			continue
 		}
 		left -= n

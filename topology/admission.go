@@ -127,10 +127,7 @@ func (c *Counts) admitPart(node *v1.Node, isNew, detail bool, part ConstraintPar
 		minMatch, domains := d.min, len(d.count)
 		if newDomain && s.Includes(node, con) {
 			if _, known := d.count[v]; !known {
-				domains++
-				if domains == 1 || minMatch > 0 {
-					minMatch = 0
-				}
+				minMatch, domains = withZeroDomain(minMatch, domains)
 			}
 		}
 		minMatch = HostnameMinMatch(MinMatchNum(minMatch, domains, int(con.MinDomains)), d.offered)

@@ -103,12 +103,13 @@ func (d *domainCounts) ensure(value string) {
 	if _, ok := d.count[value]; ok {
 		return
 	}
+	wasMin := d.min
+	d.min, _ = withZeroDomain(d.min, len(d.count))
 	d.count[value] = 0
-	switch {
-	case len(d.count) == 1 || d.min > 0:
-		d.min, d.atMin = 0, 1
-	default: // d.min == 0
+	if len(d.count) > 1 && wasMin == 0 {
 		d.atMin++
+	} else {
+		d.atMin = 1
 	}
 }
 

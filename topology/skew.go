@@ -16,6 +16,32 @@ func MinMatchNum(smallest, domains, minDomains int) int {
 	return smallest
 }
 
+// Smallest is the scan behind MinMatchNum's smallest: the smallest of
+// counts over the domains counted marks, and how many those are (0, 0
+// when none is).
+func Smallest(counts []int, counted []bool) (smallest, domains int) {
+	for d, c := range counts {
+		if !counted[d] {
+			continue
+		}
+		if domains == 0 || c < smallest {
+			smallest = c
+		}
+		domains++
+	}
+	return smallest, domains
+}
+
+// withZeroDomain is the smallest count and the number of domains once a
+// domain at count 0 joins domains domains whose smallest count is
+// smallest.
+func withZeroDomain(smallest, domains int) (int, int) {
+	if domains == 0 || smallest > 0 {
+		smallest = 0
+	}
+	return smallest, domains + 1
+}
+
 // HostnameMinMatch is the global minimum spreadscale holds a hard
 // kubernetes.io/hostname constraint to: 0 while a node group can still add
 // a node the constraint would count (offered, see OffersNewHostname), the

@@ -27,6 +27,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--compare", "--stock-expander", "topology-spread"}, `--stock-expander: "topology-spread" is spreadscale's expander`},
 		{[]string{"--max-loops", "many"}, `invalid value "many" for flag -max-loops`},
 		{[]string{"--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"-v=loud"}, `-v: want a level (0, 1, 2, ...), got "loud"`},
 		{[]string{"--scan-interval", "often"}, `invalid value "often" for flag -scan-interval`},
 		{[]string{"--scan-interval", "0s"}, "--scan-interval 0s: must be positive"},
 		{[]string{"--max-node-provision-time", "-1m"}, "--max-node-provision-time -1m0s: must be positive"},
@@ -50,4 +51,16 @@ func TestBadFlags(t *testing.T) {
 	assert.Equal(t, exitOK, code, "-h: exit code; stderr %q", errOut)
 	assert.Contains(t, errOut, "Usage: spreadsim", "-h: stderr")
 	assert.Contains(t, errOut, "-compare", "-h: stderr")
+}
+
+// -v alone is klog level 2 (the planner's decisions); -v=N is level N.
+func TestVerbosityLevels(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want verbosity
+	}{{"true", 2}, {"false", 0}, {"5", 5}, {"0", 0}} {
+		var v verbosity
+		assert.NoError(t, v.Set(tc.arg), tc.arg)
+		assert.Equal(t, tc.want, v, tc.arg)
+	}
 }

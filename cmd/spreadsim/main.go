@@ -27,7 +27,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/test/sim"
@@ -77,7 +76,7 @@ type options struct {
 	balance       bool
 	expendable    int // --expendable-pods-priority-cutoff
 	output        string
-	verbose       bool
+	verbose       verbosity
 	scaleDown     scaleDownFlags
 	arrival       arrivalFlags
 	scheduler     schedulerFlags
@@ -268,7 +267,7 @@ func (o *options) define(fs *flag.FlagSet) {
 	o.arrival.define(fs)
 	o.scheduler.define(fs)
 	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
-	fs.BoolVar(&o.verbose, "v", false, "print cluster-autoscaler's and the scheduler's logs to standard error")
+	fs.Var(&o.verbose, "v", "print the logs of cluster-autoscaler, the scheduler and the planner to standard error: -v at level 2 (the plan's decisions), -v=N at level N (5: each pod left pending)")
 }
 
 // problems lists what is wrong with the parsed flags' values.
@@ -342,15 +341,4 @@ func loadScenario(files []string, stdin io.Reader, lim load.Limits) (sim.Scenari
 	}
 	s, err := lim.Sources(srcs...)
 	return s, strings.Join(files, ", "), err
-}
-
-// quietLogs sends the klog output of cluster-autoscaler and the scheduler
-// to stderr when verbose is set, and discards it otherwise.
-func quietLogs(verbose bool, stderr io.Writer) {
-	klog.LogToStderr(false)
-	if verbose {
-		klog.SetOutput(stderr)
-		return
-	}
-	klog.SetOutput(io.Discard)
 }

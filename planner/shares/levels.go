@@ -1,4 +1,4 @@
-package planner
+package shares
 
 import "github.com/spreadscale/spreadscale/topology"
 
@@ -35,13 +35,9 @@ import "github.com/spreadscale/spreadscale/topology"
 // band is one counting constraint's balance target (see above).
 type band struct{ level, width int }
 
-// maxBandTuples bounds the combinations of bands tried for one number of
-// pods (each constraint offers a few; see bandsFor).
-var maxBandTuples = 64
-
 // levelSolver holds what the bands are computed from.
 type levelSolver struct {
-	sp   *shareProblem
+	sp   *space
 	caps []int
 	// counting are the constraints whose selector the pods match.
 	counting []int
@@ -51,54 +47,65 @@ type levelSolver struct {
 	known [][]bool
 	// hit is the first bound reached while trying a number of pods that
 	// failed, empty when none was (the failure was then proven).
-	hit DegradeCause
+	hit Cause
 }
 
-func newLevelSolver(sp *shareProblem) *levelSolver {
-	ls := &levelSolver{sp: sp, caps: make([]int, len(sp.combos))}
-	for j, cb := range sp.combos {
+// levels is the space's levelSolver, built on first use (the per-vector
+// space's).
+func (sp *space) levels() *levelSolver {
+	if sp.ls == nil {
+		sp.ls = newLevelSolver(sp)
+	}
+	return sp.ls
+}
+
+func newLevelSolver(sp *space) *levelSolver {
+	ls := &levelSolver{sp: sp, caps: make([]int, len(sp.cells))}
+	for j, cb := range sp.cells {
 		ls.caps[j] = cb.capacity()
 	}
 	ls.capD = make([][]int, len(sp.cons))
 	ls.known = make([][]bool, len(sp.cons))
 	for i := range sp.cons {
-		ix := sp.indexOf(i)
+		ix := sp.index[i]
 		capD, known := make([]int, len(ix.base)), append([]bool(nil), ix.inBase...)
 		for j, v := range ix.value {
 			capD[v] += ls.caps[j]
 			known[v] = known[v] || ls.caps[j] > 0
 		}
 		ls.capD[i], ls.known[i] = capD, known
-		if sp.cons[i].self > 0 {
+		if sp.cons[i].Self > 0 {
 			ls.counting = append(ls.counting, i)
 		}
 	}
 	return ls
 }
 
-// solveByLevels returns the most pods (at most sp.n) that some bands let
-// the combos take, their pods per combo, and an order in which the
-// scheduler binds them with every node of the plan registered (combos,
-// one per pod); zero pods when none.
-func (sp *shareProblem) solveByLevels() (shareState, []int) {
+// solveByLevels returns the most pods (at most Problem.Pods) that some
+// bands let the vectors take, their pods per vector, an order in which the
+// scheduler binds them with every node of the plan registered (vectors,
+// one per pod; zero pods when none), and the bound reached, if any.
+func (sp *space) solveByLevels() (state, []int, Cause) {
 	ls := newLevelSolver(sp)
 	top := 0
 	for _, c := range ls.caps {
 		top += c
 	}
-	for n := min(sp.n, top); n > 0; n-- {
+	for n := min(sp.p.Pods, top); n > 0; n-- {
 		if x, order, ok := ls.solveFor(n); ok {
-			sp.degraded = ls.hit
-			return x, order
+			return x, order, ls.hit
 		}
 	}
-	sp.degraded = ls.hit
-	return make(shareState, len(sp.combos)), nil
+	return make(state, len(sp.cells)), nil, ls.hit
 }
+
+// balanced reports whether x keeps the known domains balanced (see
+// levelSolver.balanced).
+func (sp *space) balanced(x state) bool { return sp.levels().balanced(x) }
 
 // solveFor looks for pods per combo that place exactly n pods within some
 // bands, the node budget and a binding order.
-func (ls *levelSolver) solveFor(n int) (shareState, []int, bool) {
+func (ls *levelSolver) solveFor(n int) (state, []int, bool) {
 	options := make([][]band, len(ls.counting))
 	for k, i := range ls.counting {
 		options[k] = ls.bandsFor(i, n)
@@ -107,7 +114,7 @@ func (ls *levelSolver) solveFor(n int) (shareState, []int, bool) {
 		}
 	}
 	pick := make([]int, len(options))
-	for tries := 0; tries < maxBandTuples; tries++ {
+	for tries := 0; tries < ls.sp.p.Budgets.BandTuples; tries++ {
 		bands := make([]band, len(options))
 		for k := range options {
 			bands[k] = options[k][pick[k]]
@@ -118,14 +125,14 @@ func (ls *levelSolver) solveFor(n int) (shareState, []int, bool) {
 				return x, order, true
 			}
 			if bounded {
-				ls.bound(DegradedShareOrder)
+				ls.bound(CauseOrder)
 			}
 		}
 		if !nextTuple(pick, options) {
 			return nil, nil, false
 		}
 	}
-	ls.bound(DegradedShareBands)
+	ls.bound(CauseBands)
 	return nil, nil, false
 }
 
@@ -142,8 +149,8 @@ func nextTuple(pick []int, options [][]band) bool {
 	return false
 }
 
-func (ls *levelSolver) withinBudget(x shareState) bool {
-	return ls.sp.nodeBudget < 0 || ls.sp.newNodes(x) <= ls.sp.nodeBudget
+func (ls *levelSolver) withinBudget(x state) bool {
+	return ls.sp.p.NodeBudget < 0 || ls.sp.newNodes(x) <= ls.sp.p.NodeBudget
 }
 
 // bandsFor returns constraint i's bands that n pods can meet on their own
@@ -151,7 +158,7 @@ func (ls *levelSolver) withinBudget(x shareState) bool {
 // bounds), narrowest first, then highest level: at most three levels per
 // width.
 func (ls *levelSolver) bandsFor(i, n int) []band {
-	con := &ls.sp.cons[i]
+	con := ls.sp.cons[i]
 	known := 0
 	for _, k := range ls.known[i] {
 		if k {
@@ -159,8 +166,8 @@ func (ls *levelSolver) bandsFor(i, n int) []band {
 		}
 	}
 	var out []band
-	for w := 1; w <= con.maxSkew; w++ {
-		top := topology.MinMatchNum(ls.topLevel(i, n), known, con.minDomains)
+	for w := 1; w <= con.MaxSkew; w++ {
+		top := topology.MinMatchNum(ls.topLevel(i, n), known, con.MinDomains)
 		for m, found := top, 0; m >= 0 && found < 3; m-- {
 			lo, hi, ok := ls.sums(i, band{m, w})
 			if !ok || lo > n {
@@ -179,7 +186,7 @@ func (ls *levelSolver) bandsFor(i, n int) []band {
 // topLevel is the highest level whose lower bounds n pods can pay for
 // (the sum of lower bounds grows with the level).
 func (ls *levelSolver) topLevel(i, n int) int {
-	lo, hi := 0, n+maxInt(ls.sp.indexOf(i).base)+1
+	lo, hi := 0, n+maxInt(ls.sp.index[i].base)+1
 	for lo < hi {
 		m := (lo + hi + 1) / 2
 		if s, _, _ := ls.sums(i, band{m, 1}); s <= n {
@@ -204,7 +211,7 @@ func maxInt(xs []int) int {
 // lower bound exceeds its room.
 func (ls *levelSolver) sums(i int, b band) (lo, hi int, ok bool) {
 	ok = true
-	base := ls.sp.indexOf(i).base
+	base := ls.sp.index[i].base
 	for d := range base {
 		l, h := ls.bounds(i, d, b)
 		if l > h {
@@ -223,14 +230,14 @@ func (ls *levelSolver) bounds(i, d int, b band) (lo, hi int) {
 	if !ls.known[i][d] {
 		return 0, 0
 	}
-	base := ls.sp.indexOf(i).base[d]
+	base := ls.sp.index[i].base[d]
 	lo = max(b.level-base, 0)
 	hi = min(max(b.level+b.width-base, 0), ls.capD[i][d])
 	return lo, hi
 }
 
 // bound records that the search reached bound cause (the first one counts).
-func (ls *levelSolver) bound(cause DegradeCause) {
+func (ls *levelSolver) bound(cause Cause) {
 	if ls.hit == "" {
 		ls.hit = cause
 	}
@@ -240,23 +247,15 @@ func (ls *levelSolver) bound(cause DegradeCause) {
 // domains within its maxSkew: each domain that receives pods exceeds the
 // smallest known domain's count (0 below minDomains known domains) by at
 // most maxSkew.
-func (ls *levelSolver) balanced(x shareState) bool {
+func (ls *levelSolver) balanced(x state) bool {
 	for _, i := range ls.counting {
-		con := &ls.sp.cons[i]
-		ix := ls.sp.indexOf(i)
-		cnt := ix.tally(ls.sp, i, x)
-		lo, known := -1, 0
-		for d, k := range ls.known[i] {
-			if k {
-				known++
-				if lo < 0 || cnt[d] < lo {
-					lo = cnt[d]
-				}
-			}
-		}
-		lo = topology.MinMatchNum(lo, known, con.minDomains)
+		con := ls.sp.cons[i]
+		ix := ls.sp.index[i]
+		cnt := ls.sp.tally(i, x)
+		lo, known := topology.Smallest(cnt, ls.known[i])
+		lo = topology.MinMatchNum(lo, known, con.MinDomains)
 		for j, n := range x {
-			if n > 0 && topology.ExceedsSkew(cnt[ix.value[j]], 0, lo, con.maxSkew) {
+			if n > 0 && topology.ExceedsSkew(cnt[ix.value[j]], 0, lo, con.MaxSkew) {
 				return false
 			}
 		}

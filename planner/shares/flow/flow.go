@@ -1,9 +1,12 @@
-package planner
+// Package flow is a small min-cost circulation with lower bounds: the
+// transportation problem behind the shares of package shares (rows and
+// columns two domain keys, cells their combinations).
+package flow
 
-// flowNetwork is a small network for the shares' transportation problem:
+// Network is a small network for that problem:
 // integer capacities with lower bounds, and a cost per unit on some arcs.
 // Arcs are stored in pairs (a, a^1: the arc and its residual reverse).
-type flowNetwork struct {
+type Network struct {
 	adj  [][]int
 	to   []int
 	capa []int
@@ -14,13 +17,13 @@ type flowNetwork struct {
 	excess []int
 }
 
-func newFlowNetwork(nodes int) *flowNetwork {
-	return &flowNetwork{adj: make([][]int, nodes), excess: make([]int, nodes)}
+func New(nodes int) *Network {
+	return &Network{adj: make([][]int, nodes), excess: make([]int, nodes)}
 }
 
-// arc adds an arc u→v carrying between lo and hi units at cost per unit,
+// Arc adds an arc u→v carrying between lo and hi units at cost per unit,
 // and returns its index.
-func (g *flowNetwork) arc(u, v, lo, hi, cost int) int {
+func (g *Network) Arc(u, v, lo, hi, cost int) int {
 	a := len(g.to)
 	g.to = append(g.to, v, u)
 	g.capa = append(g.capa, hi-lo, 0)
@@ -33,13 +36,13 @@ func (g *flowNetwork) arc(u, v, lo, hi, cost int) int {
 	return a
 }
 
-// flow is the units arc a carries.
-func (g *flowNetwork) flow(a int) int { return g.low[a] + g.capa[a^1] }
+// Flow is the units arc a carries.
+func (g *Network) Flow(a int) int { return g.low[a] + g.capa[a^1] }
 
-// circulate finds a circulation that meets every lower bound (the
+// Circulate finds a circulation that meets every lower bound (the
 // network must be closed: every unit that leaves a node comes back). It
 // reports false when none exists.
-func (g *flowNetwork) circulate() bool {
+func (g *Network) Circulate() bool {
 	n := len(g.adj)
 	src, dst := n, n+1
 	g.adj = append(g.adj, nil, nil)
@@ -57,7 +60,7 @@ func (g *flowNetwork) circulate() bool {
 }
 
 // rawArc adds a helper arc of the lower-bound reduction (no bound, no cost).
-func (g *flowNetwork) rawArc(u, v, c int) {
+func (g *Network) rawArc(u, v, c int) {
 	a := len(g.to)
 	g.to = append(g.to, v, u)
 	g.capa = append(g.capa, c, 0)
@@ -69,7 +72,7 @@ func (g *flowNetwork) rawArc(u, v, c int) {
 
 // maxFlow pushes as many units as it can from s to t along shortest
 // augmenting paths (Edmonds–Karp) and returns them.
-func (g *flowNetwork) maxFlow(s, t int) int {
+func (g *Network) maxFlow(s, t int) int {
 	total := 0
 	prev := make([]int, len(g.adj))
 	for {
@@ -105,11 +108,11 @@ func (g *flowNetwork) maxFlow(s, t int) int {
 	}
 }
 
-// cancelNegativeCycles lowers the circulation's cost without changing
+// CancelNegativeCycles lowers the circulation's cost without changing
 // what any node sends or receives: while the residual network has a cycle
 // of negative cost (Bellman–Ford), it pushes the cycle's bottleneck around
 // it. Each push lowers the cost by at least one, so it ends.
-func (g *flowNetwork) cancelNegativeCycles() {
+func (g *Network) CancelNegativeCycles() {
 	for {
 		cycle := g.negativeCycle()
 		if cycle == nil {
@@ -130,7 +133,7 @@ func (g *flowNetwork) cancelNegativeCycles() {
 
 // negativeCycle returns the arcs of a residual cycle of negative cost, nil
 // when there is none.
-func (g *flowNetwork) negativeCycle() []int {
+func (g *Network) negativeCycle() []int {
 	n := len(g.adj)
 	dist := make([]int, n)
 	prev := make([]int, n)

@@ -1,4 +1,4 @@
-package planner
+package shares
 
 import "math"
 
@@ -16,20 +16,20 @@ import "math"
 const proportionalRounds = 64
 
 // exact returns bounds that fix each key value's pods to what x gives it.
-func (ls *levelSolver) exact(kbs []*keyBounds, x shareState) []*keyBounds {
+func (ls *levelSolver) exact(kbs []*keyBounds, x state) []*keyBounds {
 	out := make([]*keyBounds, len(kbs))
 	for k, kb := range kbs {
 		got := ls.perValue(kb, x)
-		out[k] = &keyBounds{key: kb.key, of: kb.of, lo: got, hi: got}
+		out[k] = &keyBounds{con: kb.con, of: kb.of, lo: got, hi: got}
 	}
 	return out
 }
 
 // perValue is the pods x gives each value of kb's key.
-func (ls *levelSolver) perValue(kb *keyBounds, x shareState) []int {
+func (ls *levelSolver) perValue(kb *keyBounds, x state) []int {
 	got := make([]int, len(kb.lo))
-	for j, cb := range ls.sp.combos {
-		got[kb.of[cb.values[kb.key]]] += x[j]
+	for j, cb := range ls.sp.cells {
+		got[kb.of[cb.domain[kb.con]]] += x[j]
 	}
 	return got
 }
@@ -37,7 +37,7 @@ func (ls *levelSolver) perValue(kb *keyBounds, x shareState) []int {
 // proportional returns, per combo, the whole pods within one of the
 // proportional table with x's pods per key value: [floor, ceil] of the
 // fitted share, within the combo's room.
-func (ls *levelSolver) proportional(kbs []*keyBounds, x shareState) [][2]int {
+func (ls *levelSolver) proportional(kbs []*keyBounds, x state) [][2]int {
 	p := make([]float64, len(x))
 	for j := range p {
 		if ls.caps[j] > 0 {
@@ -64,11 +64,11 @@ func (ls *levelSolver) proportional(kbs []*keyBounds, x shareState) [][2]int {
 // scaleTo scales p so that each value of kb's key sums to its target.
 func (ls *levelSolver) scaleTo(p []float64, kb *keyBounds, target []int) {
 	sum := make([]float64, len(kb.lo))
-	for j, cb := range ls.sp.combos {
-		sum[kb.of[cb.values[kb.key]]] += p[j]
+	for j, cb := range ls.sp.cells {
+		sum[kb.of[cb.domain[kb.con]]] += p[j]
 	}
-	for j, cb := range ls.sp.combos {
-		if v := kb.of[cb.values[kb.key]]; sum[v] > 0 {
+	for j, cb := range ls.sp.cells {
+		if v := kb.of[cb.domain[kb.con]]; sum[v] > 0 {
 			p[j] *= float64(target[v]) / sum[v]
 		}
 	}

@@ -1,12 +1,18 @@
-package planner
+package shares
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/spreadscale/spreadscale/planner/shares/flow"
+)
 
 // keyBounds are the pods each value of one domain key receives at least
 // and at most: the bands of every counting constraint on that key,
 // intersected.
 type keyBounds struct {
-	key int
+	// con is the first counting constraint on the key: a cell's domain of
+	// it is the cell's value of the key.
+	con int
 	// of maps a value to its position in lo and hi.
 	of     map[string]int
 	lo, hi []int
@@ -17,18 +23,18 @@ type keyBounds struct {
 // a value's bounds cross.
 func (ls *levelSolver) keyBoundsOf(bands []band) ([]*keyBounds, bool) {
 	var out []*keyBounds
-	byKey := map[int]*keyBounds{}
+	byKey := map[string]*keyBounds{}
 	for k, i := range ls.counting {
-		con := &ls.sp.cons[i]
-		kb := byKey[con.key]
+		con := ls.sp.cons[i]
+		kb := byKey[con.TopologyKey]
 		if kb == nil {
-			kb = &keyBounds{key: con.key, of: map[string]int{}}
-			byKey[con.key] = kb
+			kb = &keyBounds{con: i, of: map[string]int{}}
+			byKey[con.TopologyKey] = kb
 			out = append(out, kb)
 		}
-		ix := ls.sp.indexOf(i)
-		for j, cb := range ls.sp.combos {
-			v := cb.values[con.key]
+		ix := ls.sp.index[i]
+		for j, cb := range ls.sp.cells {
+			v := cb.domain[i]
 			at, seen := kb.of[v]
 			lo, hi := ls.bounds(i, ix.value[j], bands[k])
 			if !seen {
@@ -53,7 +59,7 @@ func (ls *levelSolver) keyBoundsOf(bands []band) ([]*keyBounds, bool) {
 // realize returns pods per combo that place exactly n pods within the
 // bands and each combo's room: a flow with lower bounds when at most two
 // keys are bounded, the one-pod-at-a-time heuristic otherwise.
-func (ls *levelSolver) realize(n int, bands []band) (shareState, bool) {
+func (ls *levelSolver) realize(n int, bands []band) (state, bool) {
 	kbs, ok := ls.keyBoundsOf(bands)
 	if !ok {
 		return nil, false
@@ -61,7 +67,7 @@ func (ls *levelSolver) realize(n int, bands []band) (shareState, bool) {
 	if len(kbs) > 2 {
 		x, ok := ls.fillGreedy(n, kbs)
 		if !ok {
-			ls.bound(DegradedShareFill)
+			ls.bound(CauseFill)
 		}
 		return x, ok
 	}
@@ -81,7 +87,7 @@ func (ls *levelSolver) realize(n int, bands []band) (shareState, bool) {
 // with one key bounded the combos lead to the sink directly. Room on
 // existing and planned nodes costs 0 per pod, room on new nodes 1, and the
 // cheapest flow is kept.
-func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (shareState, bool) {
+func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (state, bool) {
 	const src, dst = 0, 1
 	rows := 2
 	cols := rows
@@ -94,43 +100,43 @@ func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (share
 	if len(kbs) == 2 {
 		size += len(kbs[1].lo)
 	}
-	g := newFlowNetwork(size)
+	g := flow.New(size)
 	if len(kbs) == 0 {
-		g.arc(src, rows, 0, n, 0)
+		g.Arc(src, rows, 0, n, 0)
 	} else {
 		for v := range kbs[0].lo {
-			g.arc(src, rows+v, kbs[0].lo[v], kbs[0].hi[v], 0)
+			g.Arc(src, rows+v, kbs[0].lo[v], kbs[0].hi[v], 0)
 		}
 	}
 	if len(kbs) == 2 {
 		for v := range kbs[1].lo {
-			g.arc(cols+v, dst, kbs[1].lo[v], kbs[1].hi[v], 0)
+			g.Arc(cols+v, dst, kbs[1].lo[v], kbs[1].hi[v], 0)
 		}
 	}
-	arcs := make([][2]int, len(ls.sp.combos))
-	for j, cb := range ls.sp.combos {
+	arcs := make([][2]int, len(ls.sp.cells))
+	for j, cb := range ls.sp.cells {
 		from, to := rows, dst
 		if len(kbs) > 0 {
-			from = rows + kbs[0].of[cb.values[kbs[0].key]]
+			from = rows + kbs[0].of[cb.domain[kbs[0].con]]
 		}
 		if len(kbs) == 2 {
-			to = cols + kbs[1].of[cb.values[kbs[1].key]]
+			to = cols + kbs[1].of[cb.domain[kbs[1].con]]
 		}
 		lo, hi := 0, ls.caps[j]
 		if cells != nil {
 			lo, hi = cells[j][0], cells[j][1]
 		}
 		free := min(cb.free, hi)
-		arcs[j] = [2]int{g.arc(from, to, min(lo, free), free, 0), g.arc(from, to, max(lo-free, 0), hi-free, 1)}
+		arcs[j] = [2]int{g.Arc(from, to, min(lo, free), free, 0), g.Arc(from, to, max(lo-free, 0), hi-free, 1)}
 	}
-	g.arc(dst, src, n, n, 0)
-	if !g.circulate() {
+	g.Arc(dst, src, n, n, 0)
+	if !g.Circulate() {
 		return nil, false
 	}
-	g.cancelNegativeCycles()
-	x := make(shareState, len(ls.sp.combos))
+	g.CancelNegativeCycles()
+	x := make(state, len(ls.sp.cells))
 	for j, a := range arcs {
-		x[j] = g.flow(a[0]) + g.flow(a[1])
+		x[j] = g.Flow(a[0]) + g.Flow(a[1])
 	}
 	return x, true
 }
@@ -139,21 +145,21 @@ func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (share
 // whose values are, summed over the bounded keys, furthest below their
 // lower bounds (then most below their upper bounds), never past an upper
 // bound; ok when every lower bound is met.
-func (ls *levelSolver) fillGreedy(n int, kbs []*keyBounds) (shareState, bool) {
-	x := make(shareState, len(ls.sp.combos))
+func (ls *levelSolver) fillGreedy(n int, kbs []*keyBounds) (state, bool) {
+	x := make(state, len(ls.sp.cells))
 	got := make([][]int, len(kbs))
 	for k, kb := range kbs {
 		got[k] = make([]int, len(kb.lo))
 	}
 	for placed := 0; placed < n; placed++ {
 		best, bestNeed, bestRoom := -1, 0, 0
-		for j, cb := range ls.sp.combos {
+		for j, cb := range ls.sp.cells {
 			if x[j] >= ls.caps[j] {
 				continue
 			}
 			need, room, ok := 0, 0, true
 			for k, kb := range kbs {
-				v := kb.of[cb.values[kb.key]]
+				v := kb.of[cb.domain[kb.con]]
 				if got[k][v] >= kb.hi[v] {
 					ok = false
 					break
@@ -170,7 +176,7 @@ func (ls *levelSolver) fillGreedy(n int, kbs []*keyBounds) (shareState, bool) {
 		}
 		x[best]++
 		for k, kb := range kbs {
-			got[k][kb.of[ls.sp.combos[best].values[kb.key]]]++
+			got[k][kb.of[ls.sp.cells[best].domain[kb.con]]]++
 		}
 	}
 	for k, kb := range kbs {
@@ -187,47 +193,43 @@ func (ls *levelSolver) fillGreedy(n int, kbs []*keyBounds) (shareState, bool) {
 // one per pod) with every combo of x a domain, each step passing the
 // spread rule of every constraint: the combo whose domains are furthest
 // below their final counts first; when that greedy walk reaches a dead
-// end, a bounded search (finalOrder) looks further; bounded reports that
+// end, a search bounded by Budgets.Order (finalOrder) looks further; bounded reports that
 // it ran out of budget without an answer.
-func (sp *shareProblem) bindOrder(x shareState) (order []int, ok, bounded bool) {
-	total := sp.total(x)
-	s := make(shareState, len(x))
-	order = make([]int, 0, total)
+func (sp *space) bindOrder(x state) (order []int, ok, bounded bool) {
+	want := total(x)
+	s := make(state, len(x))
+	order = make([]int, 0, want)
 	left := make([][]int, len(sp.cons))
 	for i := range sp.cons {
-		left[i] = sub(slices.Clone(sp.indexOf(i).tally(sp, i, x)), sp.indexOf(i).base)
+		left[i] = sub(slices.Clone(sp.tally(i, x)), sp.index[i].base)
 	}
-	for len(order) < total {
+	for len(order) < want {
 		best, bestLeft := -1, -1
-		for j := range sp.combos {
-			if s[j] >= x[j] || !sp.fitsFinal(s, x, j) {
+		for j := range sp.cells {
+			if s[j] >= x[j] || !sp.final(s, x, j) {
 				continue
 			}
 			n := 0
 			for i := range sp.cons {
-				n += left[i][sp.indexOf(i).value[j]]
+				n += left[i][sp.index[i].value[j]]
 			}
 			if n > bestLeft {
 				best, bestLeft = j, n
 			}
 		}
 		if best < 0 {
-			budget := maxOrderStates
+			budget := sp.p.Budgets.Order
 			order, ok = sp.finalOrder(x, &budget)
 			return order, ok, !ok && budget <= 0
 		}
 		s[best]++
 		order = append(order, best)
 		for i := range sp.cons {
-			left[i][sp.indexOf(i).value[best]] -= sp.cons[i].self
+			left[i][sp.index[i].value[best]] -= sp.cons[i].Self
 		}
 	}
 	return order, true, false
 }
-
-// maxOrderStates bounds the search for a binding order once the greedy
-// walk is stuck; past it, the table is not used and fewer pods are tried.
-var maxOrderStates = 1 << 12
 
 // sub returns a - b elementwise (into a).
 func sub(a, b []int) []int {

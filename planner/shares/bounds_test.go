@@ -1,0 +1,93 @@
+package shares_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/spreadscale/spreadscale/planner/shares"
+)
+
+var budgets = shares.Budgets{States: 1 << 17, NodeStates: 1 << 16, Slots: 40, Robust: 1 << 12, Order: 1 << 12, BandTuples: 64}
+
+// twoZones is pods over zones a and b (maxSkew 1), each with room for
+// room pods on its nodes now.
+func twoZones(pods, room int) *shares.Problem {
+	return &shares.Problem{Keys: []string{v1.LabelTopologyZone}, Pods: pods, NodeBudget: -1, Budgets: budgets,
+		Constraints: []shares.Constraint{{TopologyKey: v1.LabelTopologyZone, MaxSkew: 1, Self: 1, Base: map[string]int{"a": 0, "b": 0}}},
+		Vectors:     []shares.Vector{{Values: []string{"a"}, Free: room}, {Values: []string{"b"}, Free: room}}}
+}
+
+// TestSearchAtItsBound: five pods over two zones with room for one pod
+// each place two. Within its budget the exhaustive search proves no plan
+// places more, and no bound is named; at a budget of one vector, the same
+// two pods are placed and the bound is named.
+func TestSearchAtItsBound(t *testing.T) {
+	tests := []struct {
+		name      string
+		states    int
+		wantCause shares.Cause
+	}{
+		{name: "within the budget: proven", states: 1 << 17},
+		{name: "at the bound: named", states: 1, wantCause: shares.CauseSearch},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := twoZones(5, 1)
+			p.Budgets.States = tc.states
+			sol := shares.Solve(p)
+			assert.Equal(t, []int{1, 1}, sol.Counts)
+			assert.Equal(t, 2, sol.Placed)
+			assert.Equal(t, tc.wantCause, sol.Degraded)
+			assert.Len(t, sol.Blocked, 2)
+			for _, b := range sol.Blocked {
+				assert.True(t, b.Full, "vector %d", b.Vector)
+			}
+		})
+	}
+}
+
+// TestPerNodeModelAtItsBounds: three pods under a hostname constraint
+// (maxSkew 1, a node group offering new nodes) over one zone whose group
+// adds nodes of room two. The per-node model puts one pod on each of three
+// new nodes and names each node's group in the order; past its bound of
+// nodes or of vectors, the pods are shared per vector (the caller's
+// hostname cap on each node, here one pod), and the order names no node.
+func TestPerNodeModelAtItsBounds(t *testing.T) {
+	tests := []struct {
+		name           string
+		slots, states  int
+		wantNodeInStep bool
+	}{
+		{name: "within both bounds", slots: 40, states: 1 << 16, wantNodeInStep: true},
+		{name: "more nodes than the bound", slots: 2, states: 1 << 16},
+		{name: "more vectors than the bound", slots: 40, states: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &shares.Problem{Keys: []string{v1.LabelTopologyZone}, Pods: 3, NodeBudget: -1, Budgets: budgets, PerNode: true,
+				Constraints: []shares.Constraint{
+					{TopologyKey: v1.LabelTopologyZone, MaxSkew: 1, Self: 1, Base: map[string]int{}},
+					{TopologyKey: v1.LabelHostname, MaxSkew: 1, Self: 1, Base: map[string]int{}, Offered: true},
+				},
+				Vectors: []shares.Vector{{Values: []string{"a"},
+					Groups: []shares.Group{{Name: "pool-a", PerNode: 1, Nodes: 5, FirstCost: 1, Room: 2}}}}}
+			p.Budgets.Slots, p.Budgets.NodeStates = tc.slots, tc.states
+			sol := shares.Solve(p)
+			assert.Equal(t, []int{3}, sol.Counts)
+			assert.Empty(t, sol.Degraded, "as many pods placed per vector: no bound left a pod")
+			assert.Len(t, sol.Order, 3)
+			slots := map[int]bool{}
+			for _, st := range sol.Order {
+				if tc.wantNodeInStep {
+					assert.False(t, slots[st.Slot], "one pod per new node")
+					slots[st.Slot] = true
+					assert.Equal(t, "pool-a", st.Group)
+				} else {
+					assert.Empty(t, st.Group)
+				}
+			}
+		})
+	}
+}
