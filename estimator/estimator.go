@@ -42,7 +42,7 @@ type spreadEstimator struct {
 
 // Estimate implements estimator.Estimator.
 func (e *spreadEstimator) Estimate(groups []caestimator.PodEquivalenceGroup, template *framework.NodeInfo, ng cloudprovider.NodeGroup) (int, []*apiv1.Pod) {
-	if lp := e.current.Get(); lp.Includes(ng.Id()) {
+	if lp := e.current.Get(); lp.Scales(ng.Id()) {
 		return lp.TotalNewNodes(), lp.Placed()
 	}
 	return e.fallback.Estimate(groups, template, ng)

@@ -59,8 +59,8 @@ func NewLoopPlan(plan *planner.Plan, byID map[string]cloudprovider.NodeGroup, ca
 	return lp
 }
 
-// Includes reports whether the plan adds nodes to the group.
-func (l *LoopPlan) Includes(id string) bool { return l != nil && l.plan.NewNodes[id] > 0 }
+// Scales reports whether the plan adds nodes to the group.
+func (l *LoopPlan) Scales(id string) bool { return l != nil && l.plan.NewNodes[id] > 0 }
 
 // NewNodes is the number of nodes the plan adds to the group.
 func (l *LoopPlan) NewNodes(id string) int {
@@ -106,9 +106,9 @@ func (l *LoopPlan) Placed() []*apiv1.Pod {
 	return l.placed
 }
 
-// Topology returns the engine's plan: placements, planned nodes and the
+// Plan returns the engine's plan: placements, planned nodes and the
 // reasons of the pods it cannot help. Callers must not modify it.
-func (l *LoopPlan) Topology() *planner.Plan {
+func (l *LoopPlan) Plan() *planner.Plan {
 	if l == nil {
 		return nil
 	}

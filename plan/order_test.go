@@ -75,7 +75,7 @@ func TestGroupsThatDifferOnlyByNameAreOneChooserOption(t *testing.T) {
 			lp, err := PlanLoop(in)
 			require.NoError(t, err)
 			require.NotNil(t, lp)
-			require.Empty(t, lp.Topology().Unplaced)
+			require.Empty(t, lp.Plan().Unplaced)
 
 			most := 0
 			for _, call := range ch.calls {

@@ -136,8 +136,8 @@ func TestPlanLoopHonoursResourceLimits(t *testing.T) {
 	lp, err := PlanLoop(in)
 	require.NoError(t, err)
 	assert.Equal(t, 1, lp.TotalNewNodes())
-	require.Len(t, lp.Topology().Unplaced, 3)
-	assert.Equal(t, planner.ReasonResourceLimit, lp.Topology().Unplaced[0].Reason.Kind)
+	require.Len(t, lp.Plan().Unplaced, 3)
+	assert.Equal(t, planner.ReasonResourceLimit, lp.Plan().Unplaced[0].Reason.Kind)
 }
 
 // cores is a cores-only planner.ResourceLimits: left millicores, per node.

@@ -123,9 +123,9 @@ func runShaped(t *testing.T, byShape bool, setup func(*LoopInputs)) shapeRun {
 	lp, err := PlanLoop(in)
 	require.NoError(t, err)
 	require.NotNil(t, lp)
-	require.Empty(t, lp.Topology().Unplaced)
+	require.Empty(t, lp.Plan().Unplaced)
 	placement := map[string]string{}
-	for _, pl := range lp.Topology().Placements {
+	for _, pl := range lp.Plan().Placements {
 		placement[pl.Pod.Name] = pl.Node
 	}
 	require.Len(t, placement, len(in.Pending))

@@ -85,9 +85,9 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 		s.groups[i].groups = groups
 	}
 	if len(p.planned) > 0 {
-		for _, b := range p.memo.plannedByDomain(topology.DomainKeys(c.spread), req, p.planned).buckets {
+		for _, b := range p.memo.plannedByCombo(topology.DomainKeys(c.spread), req, p.planned).buckets {
 			sk := p.memo.skipFor(c, b)
-			s.domains = append(s.domains, domainCursor{b: b, at: sk.at, skip: sk, unbroken: true})
+			s.combos = append(s.combos, comboCursor{b: b, at: sk.at, skip: sk, unbroken: true})
 		}
 	}
 	return s
@@ -171,7 +171,7 @@ func (p *planner) valid(c *class, cand *candidate, diag *diagnosis) bool {
 		diag.spread(r, cand.group.Name)
 		return false
 	}
-	if why := p.capacityOf(cand.group, diag != nil); why != nil {
+	if why := p.growthLimit(cand.group, diag != nil); why != nil {
 		diag.capacity(why, cand.node)
 		return false
 	}
@@ -325,7 +325,7 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 		}
 		p.memo.nodeAdded()
 		pn := &plannedState{PlannedNode: &PlannedNode{Name: node.Name, Group: g.Name, Node: node},
-			topo: &topology.Node{Node: node, Group: g.Name, Planned: true}, order: len(p.planned),
+			topo: &topology.Node{Node: node, Group: g.Name}, order: len(p.planned),
 			free: newFreeResources(node.Status.Allocatable, nil)}
 		p.planned = append(p.planned, pn)
 		p.plan.Nodes = append(p.plan.Nodes, pn.PlannedNode)

@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// noCapacity is what capacityOf returns without detail.
+// noCapacity is what growthLimit returns without detail.
 var noCapacity = &Reason{Kind: ReasonClusterLimit}
 
-// capacityOf returns why g cannot add the node it would add next, or nil;
+// growthLimit returns why g cannot add the node it would add next, or nil;
 // without detail a refusal is the shared value noCapacity, so that deciding
 // allocates and formats nothing.
-func (p *planner) capacityOf(g *groupState, detail bool) *Reason {
+func (p *planner) growthLimit(g *groupState, detail bool) *Reason {
 	if detail {
 		return p.capacityDetail(g, true)
 	}

@@ -47,7 +47,7 @@ func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 // adding it changes the Cluster); a failure is always asked again, its
 // error names the pod.
 func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.Node) error {
-	if p.memo.fitsNew(c, p.facts.SpecID(pod), group) {
+	if p.memo.passedCheckNew(c, p.facts.SpecID(pod), group) {
 		return nil
 	}
 	if err := p.req.Cluster.CheckNew(pod, group, node); err != nil {

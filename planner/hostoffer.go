@@ -12,11 +12,11 @@ import (
 
 // withdrawOffers ends cnt's new-hostname offers that no group the plan
 // can still grow makes (topology.Counts.WithdrawHostnameOffers): the
-// offer lasts while some group may add a node, as capacityOf decides.
+// offer lasts while some group may add a node, as growthLimit decides.
 func (p *planner) withdrawOffers(cnt *topology.Counts) {
 	cnt.WithdrawHostnameOffers(p.u.Groups, func(g *topology.Group) bool {
 		gs := p.byGroup[g.Name]
-		return gs != nil && p.capacityOf(gs, false) == nil
+		return gs != nil && p.growthLimit(gs, false) == nil
 	})
 }
 

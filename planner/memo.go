@@ -31,9 +31,9 @@ type planMemo struct {
 	// withRoom holds, per requestKey, the nodes that had room for that
 	// request at its last check.
 	withRoom map[string]*withRoom
-	// domains holds the planned nodes by domain, per domain keys and
+	// combos holds the planned nodes by combo, per domain keys and
 	// request (see candidateStream).
-	domains map[domainsKey]*plannedDomains
+	combos map[combosKey]*plannedCombos
 	// partitions are the groups by domain, per domain keys (see
 	// partitionGroups): templates do not change while a pass plans.
 	partitions map[string][][]*groupState
@@ -46,17 +46,17 @@ type planMemo struct {
 // classMemo is the memo's entry for one class.
 type classMemo struct {
 	// skips are the class's skip positions in the buckets of planned nodes.
-	skips map[*domainBucket]*bucketSkip
+	skips map[*comboBucket]*bucketSkip
 	// countedIn are the Counts that may count the class's pods, among the
 	// planner's first countsSeen (see countsOf).
 	countedIn  []*topology.Counts
 	countsSeen int
-	// fitsNew records, by group, the memo's version (plus one) at which the
-	// group's next node passed Cluster.CheckNew for a pod of spec fitSpec
+	// passedCheckNew records, by group, the memo's version (plus one) at which the
+	// group's next node passed Cluster.CheckNew for a pod of spec checkedSpec
 	// (a PodFacts.SpecID).
-	fitsNew map[string]int
-	fitSpec int
-	capped  cappedMemo
+	passedCheckNew map[string]int
+	checkedSpec    int
+	capped         cappedMemo
 	// groupDomains are the class's groups by domain (see groupsByDomain).
 	groupDomains *groupDomains
 }
@@ -68,7 +68,7 @@ type groupMemo struct {
 	// adds one.
 	nextNode   *v1.Node
 	nextNodeAt int
-	// noCapacity is capacityOf without detail, computed when the memo's
+	// noCapacity is growthLimit without detail, computed when the memo's
 	// capacity count was capacityAt-1 (so that the zero value is never
 	// current).
 	noCapacity bool
@@ -170,17 +170,17 @@ func (m *planMemo) roomFor(req requests, all []*existingState) *withRoom {
 	return w
 }
 
-// plannedByDomain returns the planned nodes with room for req grouped by
+// plannedByCombo returns the planned nodes with room for req grouped by
 // their values of keys, including the nodes planned since the last call.
-func (m *planMemo) plannedByDomain(keys []string, req requests, planned []*plannedState) *plannedDomains {
-	k := domainsKey{keys: strings.Join(keys, "\x00"), request: req.key}
-	if m.domains == nil {
-		m.domains = map[domainsKey]*plannedDomains{}
+func (m *planMemo) plannedByCombo(keys []string, req requests, planned []*plannedState) *plannedCombos {
+	k := combosKey{keys: strings.Join(keys, "\x00"), request: req.key}
+	if m.combos == nil {
+		m.combos = map[combosKey]*plannedCombos{}
 	}
-	pd, ok := m.domains[k]
+	pd, ok := m.combos[k]
 	if !ok {
-		pd = &plannedDomains{keys: keys, byValues: map[string]*domainBucket{}, missing: &domainBucket{}}
-		m.domains[k] = pd
+		pd = &plannedCombos{keys: keys, byValues: map[string]*comboBucket{}, missing: &comboBucket{}}
+		m.combos[k] = pd
 	}
 	for _, pn := range planned[pd.seen:] {
 		pd.add(pn)
@@ -208,10 +208,10 @@ func (m *planMemo) groupPartition(keys []string, groups []*groupState) [][]*grou
 }
 
 // skipFor returns c's valid skip position in b.
-func (m *planMemo) skipFor(c *class, b *domainBucket) *bucketSkip {
+func (m *planMemo) skipFor(c *class, b *comboBucket) *bucketSkip {
 	cm := m.class(c)
 	if cm.skips == nil {
-		cm.skips = map[*domainBucket]*bucketSkip{}
+		cm.skips = map[*comboBucket]*bucketSkip{}
 	}
 	sk, ok := cm.skips[b]
 	if !ok {
@@ -238,20 +238,20 @@ func (m *planMemo) countsOf(c *class, all []*topology.Counts) []*topology.Counts
 	return cm.countedIn
 }
 
-// fitsNew reports whether group's next node passed Cluster.CheckNew for a
+// passedCheckNew reports whether group's next node passed Cluster.CheckNew for a
 // pod of c of spec (a PodFacts.SpecID) while nothing changed since.
-func (m *planMemo) fitsNew(c *class, spec int, group string) bool {
+func (m *planMemo) passedCheckNew(c *class, spec int, group string) bool {
 	cm := m.class(c)
-	if spec != cm.fitSpec {
-		cm.fitSpec, cm.fitsNew = spec, map[string]int{}
+	if spec != cm.checkedSpec {
+		cm.checkedSpec, cm.passedCheckNew = spec, map[string]int{}
 	}
-	return cm.fitsNew[group] == m.version+1
+	return cm.passedCheckNew[group] == m.version+1
 }
 
 // fitNew records that group's next node passed Cluster.CheckNew for a pod
-// of c, of the spec fitsNew was last asked about.
+// of c, of the spec passedCheckNew was last asked about.
 func (m *planMemo) fitNew(c *class, group string) {
-	m.class(c).fitsNew[group] = m.version + 1
+	m.class(c).passedCheckNew[group] = m.version + 1
 }
 
 // stateFor returns the planning's state as it concerns class c.

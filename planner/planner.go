@@ -249,7 +249,7 @@ func newPlanner(req Request) *planner {
 // every placement valid).
 func (p *planner) run(pods []*v1.Pod, preopen map[string]int) error {
 	for _, g := range p.groups {
-		for i := 0; i < preopen[g.Name] && p.capacityOf(g, false) == nil; i++ {
+		for i := 0; i < preopen[g.Name] && p.growthLimit(g, false) == nil; i++ {
 			pn, err := p.open(g, p.templateNode(g))
 			if err != nil {
 				return err

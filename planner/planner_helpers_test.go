@@ -57,16 +57,15 @@ type universeState struct {
 }
 
 type universeNode struct {
-	node    *v1.Node
-	group   string
-	planned bool
-	pods    []*v1.Pod
+	node  *v1.Node
+	group string
+	pods  []*v1.Pod
 }
 
 func captureUniverse(u *topology.Universe) universeState {
 	var s universeState
 	for _, n := range u.Nodes {
-		un := universeNode{node: n.Node.DeepCopy(), group: n.Group, planned: n.Planned}
+		un := universeNode{node: n.Node.DeepCopy(), group: n.Group}
 		for _, p := range n.Pods {
 			un.pods = append(un.pods, p.DeepCopy())
 		}

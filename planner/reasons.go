@@ -72,10 +72,10 @@ type diagnosis struct {
 	skewGroup []string
 	caps      []*Reason
 	capNodes  []*v1.Node
-	// fits are the Cluster's rejections, formatted only when the pod
+	// clusterErrs are the Cluster's rejections, formatted only when the pod
 	// stays unplaced (reason): most pods find a place after a few.
-	fits      []error
-	fitGroups []string
+	clusterErrs   []error
+	clusterGroups []string
 }
 
 // spread, capacity and fit record why a candidate failed; on a nil
@@ -101,8 +101,8 @@ func (d *diagnosis) fit(group string, err error) {
 	if d == nil {
 		return
 	}
-	d.fits = append(d.fits, err)
-	d.fitGroups = append(d.fitGroups, group)
+	d.clusterErrs = append(d.clusterErrs, err)
+	d.clusterGroups = append(d.clusterGroups, group)
 }
 
 // reason picks, in order: a group at its limit that the spread would have
@@ -124,14 +124,14 @@ func (d *diagnosis) reason(pod *v1.Pod, groups []*groupState) *Reason {
 		}
 		return &r
 	}
-	if len(d.fits) > 0 {
-		r := &Reason{Kind: ReasonDoesNotFit, Group: d.fitGroups[0]}
-		if untoleratedEverywhere(pod, groups, d.fitGroups) {
+	if len(d.clusterErrs) > 0 {
+		r := &Reason{Kind: ReasonDoesNotFit, Group: d.clusterGroups[0]}
+		if untoleratedEverywhere(pod, groups, d.clusterGroups) {
 			r.Kind = ReasonUntolerated
 		}
-		parts := make([]string, 0, len(d.fits))
-		for i := range d.fits {
-			parts = append(parts, fmt.Sprintf("%s: %s", d.fitGroups[i], d.fits[i].Error()))
+		parts := make([]string, 0, len(d.clusterErrs))
+		for i := range d.clusterErrs {
+			parts = append(parts, fmt.Sprintf("%s: %s", d.clusterGroups[i], d.clusterErrs[i].Error()))
 		}
 		r.Message = "the spread allows these groups but the pod does not fit: " + strings.Join(dedupe(parts), "; ")
 		return r

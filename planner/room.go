@@ -50,9 +50,9 @@ func (f *freeResources) take(req requests) {
 	}
 }
 
-// room reports whether a pod slot is left and the free resources cover a
+// covers reports whether a pod slot is left and the free resources cover a
 // pod's requests, for the resources the node reports.
-func (f *freeResources) room(req requests) bool {
+func (f *freeResources) covers(req requests) bool {
 	if f.hasSlots && f.slots < 1 {
 		return false
 	}
@@ -125,7 +125,7 @@ func (p *planner) existingWithRoom(req requests) []*existingState {
 		kept = nil
 	}
 	for _, e := range w.existing {
-		if e.free.room(req) {
+		if e.free.covers(req) {
 			kept = append(kept, e)
 		}
 	}
@@ -139,12 +139,12 @@ func (p *planner) plannedWithRoom(req requests) []*plannedState {
 	w := p.memo.roomFor(req, p.existingStates())
 	kept := w.planned[:0]
 	for _, pn := range w.planned {
-		if pn.free.room(req) {
+		if pn.free.covers(req) {
 			kept = append(kept, pn)
 		}
 	}
 	for _, pn := range p.planned[w.plannedSeen:] {
-		if pn.free.room(req) {
+		if pn.free.covers(req) {
 			kept = append(kept, pn)
 		}
 	}
@@ -157,7 +157,7 @@ func (p *planner) plannedWithRoom(req requests) []*plannedState {
 func podsThatFit(f *freeResources, req requests, limit int) int {
 	g := &freeResources{slots: f.slots, hasSlots: f.hasSlots, names: f.names, milli: append([]int64(nil), f.milli...)}
 	n := 0
-	for (limit < 0 || n < limit) && g.room(req) {
+	for (limit < 0 || n < limit) && g.covers(req) {
 		g.take(req)
 		n++
 		if n > 1<<12 {

@@ -74,7 +74,7 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareBuild {
 	b := &shareBuild{Problem: &shares.Problem{Keys: topology.DomainKeys(s), Pods: n, NodeBudget: p.nodeBudget(),
 		Budgets: shareBudgets}}
 	realized := p.realizedCounts(s)
-	hostCap := topology.AntiAffinityCap(pod)
+	nodeCap := topology.AntiAffinityCap(pod)
 	for i := range s.Hard {
 		con := &s.Hard[i]
 		base := make(map[string]int, realized.Domains(i))
@@ -86,22 +86,22 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareBuild {
 			Offered: realized.HostnameOffered(i)})
 		if con.TopologyKey == v1.LabelHostname {
 			b.PerNode = true
-			hostCap = capMin(hostCap, c.counts.HostnameCap(i))
+			nodeCap = capMin(nodeCap, c.counts.HostnameCap(i))
 		}
 	}
 	req := p.requestsOf(pod)
 	existing, planned := p.existingWithRoom(req), p.plannedWithRoom(req)
 	for _, e := range existing {
 		if j := b.vectorOf(s, e.topo.Node); j >= 0 && !c.failed[e.topo.Name] {
-			b.Vectors[j].Free += podsThatFit(e.free, req, hostCap)
+			b.Vectors[j].Free += podsThatFit(e.free, req, nodeCap)
 		}
 	}
 	for _, pn := range planned {
 		if j := b.vectorOf(s, pn.Node); j >= 0 && !c.failed[pn.Name] {
-			b.Vectors[j].Free += podsThatFit(pn.free, req, hostCap)
+			b.Vectors[j].Free += podsThatFit(pn.free, req, nodeCap)
 		}
 	}
-	p.addGroupRoom(c, b, req, hostCap)
+	p.addGroupRoom(c, b, req, nodeCap)
 	if b.PerNode {
 		b.Nodes, b.PerNode = b.nodes(c, req, existing, planned)
 	}
@@ -130,17 +130,17 @@ func (b *shareBuild) vectorOf(s *topology.Spread, node *v1.Node) int {
 // addGroupRoom adds the nodes each group may add to its vector, groups in
 // the class's order (candidate.less: a zero-or-max group's first node
 // costs all of them).
-func (p *planner) addGroupRoom(c *class, b *shareBuild, req requests, hostCap int) {
+func (p *planner) addGroupRoom(c *class, b *shareBuild, req requests, nodeCap int) {
 	groups := append([]*groupState(nil), p.groups...)
 	sort.SliceStable(groups, func(a, b int) bool { return c.groupRank(groups[a]) < c.groupRank(groups[b]) })
 	for _, g := range groups {
 		node := p.templateNode(g)
 		j := b.vectorOf(c.spread, node)
-		if j < 0 || p.capacityOf(g, false) != nil {
+		if j < 0 || p.growthLimit(g, false) != nil {
 			continue
 		}
 		free := newFreeResources(node.Status.Allocatable, nil)
-		per := podsThatFit(free, req, hostCap)
+		per := podsThatFit(free, req, nodeCap)
 		sg := shares.Group{PerNode: per, Nodes: g.Max - g.Size - g.planned, FirstCost: 1}
 		if g.ZeroOrMax && g.Size+g.planned == 0 {
 			sg = shares.Group{PerNode: per * g.Max, Nodes: 1, FirstCost: g.Max}

@@ -10,9 +10,10 @@ import (
 // candidate.less, computing only as many as the Cluster is asked about: the
 // existing nodes and the groups' next nodes (few) are collected and sorted
 // up front, the planned nodes (up to --max-nodes-per-scaleup) are read
-// lazily, per domain. All planned nodes of a domain have the same count,
-// opens nothing and cost nothing, so they come in planned order; the stream
-// merges the domains' next nodes with the sorted candidates. Nothing the
+// lazily, per combo (one value per key of the pod's hard constraints).
+// All planned nodes of a combo have the same count, open nothing and cost
+// nothing, so they come in planned order; the stream merges the combos'
+// next nodes with the sorted candidates. Nothing the
 // stream reads changes while a pod is being placed (the Cluster's checks do
 // not modify it), so the order is exactly that of sorting every candidate.
 type candidateStream struct {
@@ -21,22 +22,22 @@ type candidateStream struct {
 	req   requests
 	fixed []candidate
 	next  int
-	// domains hold each domain's next admitted planned node, groups each
-	// domain's next group whose next node is valid.
-	domains []domainCursor
+	// combos hold each combo's next admitted planned node, groups each
+	// combo's next group whose next node is valid.
+	combos []comboCursor
 	groups  []groupCursor
 }
 
-// domainCursor walks the planned nodes of one domain, from the class's
-// skip position. The domain's verdict on the constraints other than the
+// comboCursor walks the planned nodes of one combo, from the class's
+// skip position. The combo's verdict on the constraints other than the
 // per-node ones is the same for all its nodes and decided first.
-type domainCursor struct {
-	b       *domainBucket
+type comboCursor struct {
+	b       *comboBucket
 	at      int
 	head    candidate
 	ready   bool // head holds the next candidate
 	done    bool
-	checked bool // the domain's shared verdict was decided
+	checked bool // the combo's shared verdict was decided
 	// skip is the class's skip position in b, moved along while every node
 	// the cursor passes is out for good (unbroken).
 	skip     *bucketSkip
@@ -57,7 +58,7 @@ type bucketSkip struct {
 
 // pop returns the next candidate, false when there is none.
 func (s *candidateStream) pop() (candidate, bool) {
-	best := -1 // index into domains, or -1 for fixed
+	best := -1 // index into combos, or -1 for fixed
 	var bestCand *candidate
 	for s.next < len(s.fixed) && s.fixed[s.next].unchecked {
 		if s.p.valid(s.c, &s.fixed[s.next], nil) {
@@ -69,8 +70,8 @@ func (s *candidateStream) pop() (candidate, bool) {
 	if s.next < len(s.fixed) {
 		bestCand = &s.fixed[s.next]
 	}
-	for i := range s.domains {
-		d := &s.domains[i]
+	for i := range s.combos {
+		d := &s.combos[i]
 		if !d.fill(s.p, s.c, s.req) {
 			continue
 		}
@@ -96,17 +97,17 @@ func (s *candidateStream) pop() (candidate, bool) {
 	case bestGroup >= 0:
 		s.groups[bestGroup].ready = false
 	case best >= 0:
-		s.domains[best].ready = false
+		s.combos[best].ready = false
 	default:
 		s.next++
 	}
 	return out, true
 }
 
-// fill advances the cursor to its domain's next planned node that has room
+// fill advances the cursor to its combo's next planned node that has room
 // for the request, has not rejected the class and passes the spread, and
 // reports whether there is one.
-func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
+func (d *comboCursor) fill(p *planner, c *class, req requests) bool {
 	if d.ready || d.done {
 		return d.ready
 	}
@@ -121,7 +122,7 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 	for d.at < len(nodes) {
 		pn := nodes[d.at]
 		d.at++
-		if pn != nil && !pn.free.room(req) {
+		if pn != nil && !pn.free.covers(req) {
 			d.b.drop(d.at - 1)
 			pn = nil
 		}
@@ -144,10 +145,10 @@ func (d *domainCursor) fill(p *planner, c *class, req requests) bool {
 	return false
 }
 
-// domainBucket holds the planned nodes of one domain that had room for a
+// comboBucket holds the planned nodes of one combo that had room for a
 // request when last read, in planned order; nodes found full are dropped
 // for good (free resources only shrink while a pass plans).
-type domainBucket struct {
+type comboBucket struct {
 	nodes   []*plannedState
 	dropped int
 	// rep is the bucket's first node: its values of the keys are the
@@ -158,13 +159,13 @@ type domainBucket struct {
 	gen int
 }
 
-func (b *domainBucket) drop(i int) {
+func (b *comboBucket) drop(i int) {
 	b.nodes[i] = nil
 	b.dropped++
 }
 
 // compact removes the dropped nodes once they are half of the bucket.
-func (b *domainBucket) compact() {
+func (b *comboBucket) compact() {
 	if b.dropped == 0 || b.dropped*2 < len(b.nodes) {
 		return
 	}
@@ -179,22 +180,22 @@ func (b *domainBucket) compact() {
 	b.gen++
 }
 
-// plannedDomains are the planned nodes with room for one request, by their
+// plannedCombos are the planned nodes with room for one request, by their
 // values of a set of topology keys.
-type plannedDomains struct {
+type plannedCombos struct {
 	keys     []string
-	byValues map[string]*domainBucket
-	buckets  []*domainBucket
+	byValues map[string]*comboBucket
+	buckets  []*comboBucket
 	// missing holds nodes lacking one of the keys: the spread rejects them.
-	missing *domainBucket
+	missing *comboBucket
 	seen    int
 }
 
-type domainsKey struct {
+type combosKey struct {
 	keys, request string
 }
 
-func (pd *plannedDomains) add(pn *plannedState) {
+func (pd *plannedCombos) add(pn *plannedState) {
 	vk, ok := topology.ComboKey(pn.Node.Labels, pd.keys)
 	if !ok {
 		pd.missing.nodes = append(pd.missing.nodes, pn)
@@ -202,7 +203,7 @@ func (pd *plannedDomains) add(pn *plannedState) {
 	}
 	b, ok := pd.byValues[vk]
 	if !ok {
-		b = &domainBucket{rep: pn.Node, combo: vk}
+		b = &comboBucket{rep: pn.Node, combo: vk}
 		pd.byValues[vk] = b
 		pd.buckets = append(pd.buckets, b)
 	}

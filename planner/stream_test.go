@@ -252,7 +252,7 @@ func TestStreamYieldsTheEagerCandidateOrder(t *testing.T) {
 			require.Equal(t, stDescribe(eager), stDescribe(lazy), "seed %d pod %s (%d planned nodes)", seed, pod.Name, len(p.planned))
 
 			pods++
-			if len(s.domains) > 1 {
+			if len(s.combos) > 1 {
 				multiDomain++
 			}
 			if len(c.failed) > 0 {

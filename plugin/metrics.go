@@ -40,7 +40,7 @@ var (
 	degradedPods = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: "spreadscale", Name: "plan_degraded_total",
 		Help: "Pending pods a bound on the planner's work left pending, by cause: replan_rounds, final_view, " +
-			"share_order, share_bands or share_fill (see planner.DegradeCause). Each such pod's reason names the cause.",
+			"share_search, share_nodes, share_order, share_bands or share_fill (see planner.DegradeCause). Each such pod's reason names the cause.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"cause"})
 
@@ -68,10 +68,10 @@ func recordPlan(plan *plan.LoopPlan, took time.Duration) {
 		plannedNodes.WithLabelValues(id).Add(float64(plan.NewNodes(id)))
 	}
 	plannedPods.Add(float64(len(plan.Placed())))
-	for _, u := range plan.Topology().Unplaced {
+	for _, u := range plan.Plan().Unplaced {
 		unplacedPods.WithLabelValues(string(u.Reason.Kind)).Inc()
 	}
-	for cause, n := range plan.Topology().Degraded {
+	for cause, n := range plan.Plan().Degraded {
 		degradedPods.WithLabelValues(string(cause)).Add(float64(n))
 	}
 }

@@ -229,7 +229,7 @@ func (o *Orchestrator) unsafe(ng cloudprovider.NodeGroup, now time.Time) string 
 // logPlan logs the record's plan at V(1) and each pod it cannot help at
 // V(2).
 func logPlan(rec loopRecord, pending int, took time.Duration) {
-	tp := rec.plan.Topology()
+	tp := rec.plan.Plan()
 	klog.V(1).Infof("topology-spread: plan adds %d nodes %v for %d of %d pending pods in %v (expander chain ordered per pod shape: %v)",
 		tp.TotalNewNodes(), tp.NewNodes, len(rec.plan.Placed()), pending, took, rec.chooserByShape)
 	for _, u := range tp.Unplaced {

@@ -37,7 +37,7 @@ func (r planReason) Reasons() []string { return []string{string(r)} }
 func reconcile(rec loopRecord, st *status.ScaleUpStatus) {
 	lp := rec.plan
 	added, chosen := addedNodes(lp, rec.sizesBefore, st)
-	tp := lp.Topology()
+	tp := lp.Plan()
 	lost := map[*apiv1.Pod]string{}
 	if chosen {
 		lost = lostPods(lp, added, failedGroups(st))
@@ -100,7 +100,7 @@ func failedGroups(st *status.ScaleUpStatus) map[string]string {
 func lostPods(plan *plan.LoopPlan, added map[string]int, failed map[string]string) map[*apiv1.Pod]string {
 	lost := map[*apiv1.Pod]string{}
 	seen := map[string]int{}
-	for _, pn := range plan.Topology().Nodes {
+	for _, pn := range plan.Plan().Nodes {
 		seen[pn.Group]++
 		if seen[pn.Group] <= added[pn.Group] {
 			continue
@@ -213,7 +213,7 @@ func addedNodes(plan *plan.LoopPlan, before map[string]int, st *status.ScaleUpSt
 		chosen = chosen || added[id] > 0
 	}
 	for _, g := range st.FailedResizeNodeGroups {
-		chosen = chosen || plan.Includes(g.Id())
+		chosen = chosen || plan.Scales(g.Id())
 	}
 	return added, chosen
 }

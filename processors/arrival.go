@@ -104,7 +104,7 @@ func (a *Arrival) recordPlan(infos []nodegroupset.ScaleUpInfo) {
 		return
 	}
 	var pods []*apiv1.Pod
-	if lp := a.Current.Get(); lp.Includes(infos[0].Group.Id()) {
+	if lp := a.Current.Get(); lp.Scales(infos[0].Group.Id()) {
 		pods = lp.Placed()
 	}
 	a.mu.Lock()

@@ -28,7 +28,7 @@ type Balancer struct {
 // similar groups of its own: BalanceScaleUpBetweenGroups adds the plan's
 // other groups, whatever the flag.
 func (b *Balancer) FindSimilarNodeGroups(ctx *context.AutoscalingContext, ng cloudprovider.NodeGroup, nodeInfos map[string]*framework.NodeInfo) ([]cloudprovider.NodeGroup, errors.AutoscalerError) {
-	if b.Current.Get().Includes(ng.Id()) {
+	if b.Current.Get().Scales(ng.Id()) {
 		return []cloudprovider.NodeGroup{}, nil
 	}
 	return b.Inner.FindSimilarNodeGroups(ctx, ng, nodeInfos)
@@ -44,7 +44,7 @@ func (b *Balancer) FindSimilarNodeGroups(ctx *context.AutoscalingContext, ng clo
 // CA's cap are reported by the orchestrator.
 func (b *Balancer) BalanceScaleUpBetweenGroups(ctx *context.AutoscalingContext, groups []cloudprovider.NodeGroup, newNodes int) ([]nodegroupset.ScaleUpInfo, errors.AutoscalerError) {
 	plan := b.Current.Get()
-	if len(groups) == 0 || !plan.Includes(groups[0].Id()) {
+	if len(groups) == 0 || !plan.Scales(groups[0].Id()) {
 		return b.Inner.BalanceScaleUpBetweenGroups(ctx, groups, newNodes)
 	}
 	var infos []nodegroupset.ScaleUpInfo

@@ -36,7 +36,7 @@ func (p *PlanGroups) Process(ctx *context.AutoscalingContext, groups []cloudprov
 	}
 	kept := make([]cloudprovider.NodeGroup, 0, len(plan.GroupIDs()))
 	for _, g := range groups {
-		if plan.Includes(g.Id()) {
+		if plan.Scales(g.Id()) {
 			kept = append(kept, g)
 		}
 	}

@@ -260,10 +260,6 @@ func (c *Counts) MatchNum(i int, value string) int { return c.per[i].count[value
 // Domains returns the number of counted domains of constraint i.
 func (c *Counts) Domains(i int) int { return len(c.per[i].count) }
 
-// DomainsAtMin is the number of counted domains of constraint i whose
-// count is the smallest.
-func (c *Counts) DomainsAtMin(i int) int { return c.per[i].atMin }
-
 // HasDomain reports whether value is a counted domain of constraint i.
 func (c *Counts) HasDomain(i int, value string) bool {
 	_, ok := c.per[i].count[value]

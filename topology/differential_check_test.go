@@ -153,7 +153,7 @@ func check(tb testing.TB, cfgs []diffConfig, c *diffCase, st *diffStats) []misma
 		}
 		// The node registers empty: every node's verdict is the
 		// scheduler's on the cluster that now includes it.
-		grown.AddNode(&topology.Node{Node: added.Node, Planned: true})
+		grown.AddNode(&topology.Node{Node: added.Node})
 		for _, n := range seen {
 			decided()
 			if got := grown.Admit(n); engineCode(got) != realNew.Codes[n.Name] {

@@ -52,7 +52,7 @@ func TestExamplesZeroSize(t *testing.T) {
 		assert.Equal(t, framework.Success, want.Codes[template.Name], "real scheduler rejects the registered zoneC node")
 		// Once the node exists zoneC counts with 0: the minimum drops to 0
 		// and zoneB (1 + 1 - 0 = 2) is no longer admitted.
-		cnt.AddNode(&topology.Node{Node: template, Group: "group-c", Planned: true})
+		cnt.AddNode(&topology.Node{Node: template, Group: "group-c"})
 		assert.Equal(t, 3, cnt.Domains(0), "after: domains")
 		assert.Equal(t, 0, cnt.MinMatchNum(0), "after: global minimum")
 		assert.Equal(t, 0, cnt.MatchNum(0, "zoneC"), "after: zoneC count")
@@ -73,7 +73,7 @@ func TestExamplesZeroSize(t *testing.T) {
 			assert.NotNil(t, cnt.Admit(n), "%s admitted although 1 + 1 - 0 > 1", n.Name)
 		}
 		assert.Nil(t, cnt.AdmitNew(template), "AdmitNew(zoneC template)")
-		cnt.AddNode(&topology.Node{Node: template, Group: "group-c", Planned: true})
+		cnt.AddNode(&topology.Node{Node: template, Group: "group-c"})
 		assert.Equal(t, 3, cnt.Domains(0), "after: domains")
 		assert.Equal(t, 0, cnt.MinMatchNum(0), "after: global minimum")
 		registered(t, u, cnt, pods, pod, template)

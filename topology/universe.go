@@ -7,14 +7,12 @@ import (
 )
 
 // Node is a node of the scheduler view: a real node, or one a plan adds
-// (Planned) once it registers.
+// once it registers.
 type Node struct {
 	*v1.Node
 	// Group is the id of the node group the node belongs to, "" when it is
 	// not autoscaled.
 	Group string
-	// Planned marks a node a plan adds.
-	Planned bool
 	// Pods are the pods counted on the node: bound, not Succeeded/Failed
 	// (the scheduler's cache never holds those).
 	Pods []*v1.Pod

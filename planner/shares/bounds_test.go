@@ -91,3 +91,19 @@ func TestPerNodeModelAtItsBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestRobustnessCheckAtItsBound: four pods over two zones with room for
+// three each. The levels' 2/2 holds in every binding order; with no budget
+// for that check, the exhaustive search runs instead and returns the same
+// shares, every pod placed, no bound named.
+func TestRobustnessCheckAtItsBound(t *testing.T) {
+	for _, robust := range []int{1 << 12, 0} {
+		p := twoZones(4, 3)
+		p.Budgets.Robust = robust
+		sol := shares.Solve(p)
+		assert.Equal(t, []int{2, 2}, sol.Counts, "robust budget %d", robust)
+		assert.Equal(t, 4, sol.Placed)
+		assert.Empty(t, sol.Degraded)
+		assert.Len(t, sol.Order, 4)
+	}
+}

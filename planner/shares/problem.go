@@ -149,7 +149,7 @@ func Solve(p *Problem) Solution {
 		}
 		bounded = c
 	}
-	fits := vs.searchFits()
+	fits := vs.searchAffordable()
 	if fits && (score.pods < p.Pods || !vs.robust(x, p.Budgets.Robust)) {
 		ex, exScore, exOrder, err := vs.search()
 		if err == nil && vs.refines(ex, exScore, score) {

@@ -182,10 +182,10 @@ func (sp *space) robustWithin(t state, budget *int) bool {
 	return rec(make(state, len(t)))
 }
 
-// searchFits reports whether the exhaustive search's vectors fit its
+// searchAffordable reports whether the exhaustive search's vectors fit its
 // budget for sure: the product over cells of the pods each may take, plus
 // one, is at most the limit. Past it, the search is not run.
-func (sp *space) searchFits() bool {
+func (sp *space) searchAffordable() bool {
 	states := 1
 	for _, c := range sp.cells {
 		states *= min(c.capacity(), sp.p.Pods) + 1

@@ -122,7 +122,7 @@ func runInstances(t *testing.T, instances []*genInstance) {
 // secondLoop marks the problems of an instance that bound every pod and
 // kept every spread, but over two loops: kube-scheduler bound the first
 // loop's pods in an order the plan does not control and stranded a few
-// (a table with no room to spare in its combos; see topology/shareeven.go).
+// (a table with no room to spare in its combos; see planner/shares/even.go).
 const secondLoop = "[second loop] "
 
 // maxSecondLoopPercent bounds the share of instances that may need a
