@@ -25,7 +25,7 @@ type candidateStream struct {
 	// combos hold each combo's next admitted planned node, groups each
 	// combo's next group whose next node is valid.
 	combos []comboCursor
-	groups  []groupCursor
+	groups []groupCursor
 }
 
 // comboCursor walks the planned nodes of one combo, from the class's

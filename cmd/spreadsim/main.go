@@ -27,7 +27,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/load"
