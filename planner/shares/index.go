@@ -13,6 +13,21 @@ type domainIndex struct {
 	// cnt and counted are scratch space.
 	cnt     []int
 	counted []bool
+	// rest is the domain that stands for the hostname domains no cell
+	// holds (every node the pods cannot use): the smallest of their counts,
+	// restN of them (a cluster's nodes would otherwise be scanned on every
+	// check).
+	rest, restN int
+}
+
+// fold adds a base domain no cell holds, at count n, to the rest domain.
+func (ix *domainIndex) fold(n int) {
+	if ix.restN == 0 {
+		ix.rest = len(ix.base)
+		ix.names, ix.base, ix.inBase = append(ix.names, "\x00rest"), append(ix.base, n), append(ix.inBase, true)
+	}
+	ix.base[ix.rest] = min(ix.base[ix.rest], n)
+	ix.restN++
 }
 
 // buildIndex numbers the domains of every constraint of the space.
@@ -30,12 +45,16 @@ func (sp *space) buildIndex() {
 			}
 			return d
 		}
-		for v, n := range con.Base {
-			d := add(v)
-			ix.base[d], ix.inBase[d] = n, true
-		}
 		for _, c := range sp.cells {
 			ix.value = append(ix.value, add(c.domain[k]))
+		}
+		for v, n := range con.Base {
+			if _, ok := at[v]; !ok && con.hostname() {
+				ix.fold(n)
+				continue
+			}
+			d := add(v)
+			ix.base[d], ix.inBase[d] = n, true
 		}
 		ix.cnt, ix.counted = make([]int, len(ix.base)), make([]bool, len(ix.base))
 		sp.index[k] = ix
@@ -79,6 +98,9 @@ func (sp *space) breaks(k int, s, domains state, q int, withMinDomains bool) bre
 		}
 	}
 	lo, n := topology.Smallest(cnt, ix.counted)
+	if ix.restN > 1 {
+		n += ix.restN - 1
+	}
 	if withMinDomains {
 		lo = topology.MinMatchNum(lo, n, con.MinDomains)
 	}
