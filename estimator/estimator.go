@@ -17,6 +17,7 @@ import (
 	caestimator "k8s.io/autoscaler/cluster-autoscaler/estimator"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/plan"
 )
@@ -43,6 +44,8 @@ type spreadEstimator struct {
 // Estimate implements estimator.Estimator.
 func (e *spreadEstimator) Estimate(groups []caestimator.PodEquivalenceGroup, template *framework.NodeInfo, ng cloudprovider.NodeGroup) (int, []*apiv1.Pod) {
 	if lp := e.current.Get(); lp.Scales(ng.Id()) {
+		klog.V(5).InfoS("Estimate from the topology spread plan", "nodeGroup", ng.Id(), "nodes", lp.TotalNewNodes(),
+			"pods", len(lp.Placed()))
 		return lp.TotalNewNodes(), lp.Placed()
 	}
 	return e.fallback.Estimate(groups, template, ng)

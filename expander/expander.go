@@ -9,6 +9,7 @@ import (
 	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/plan"
 )
@@ -45,6 +46,7 @@ func (f *filter) BestOptions(options []caexpander.Option, _ map[string]*framewor
 	for _, id := range plan.GroupIDs() {
 		for _, o := range options {
 			if o.NodeGroup != nil && o.NodeGroup.Id() == id {
+				klog.V(2).InfoS("Expander keeps the topology spread plan's group", "nodeGroup", id, "options", len(options))
 				return []caexpander.Option{o}
 			}
 		}
