@@ -87,6 +87,10 @@ type Config struct {
 	// every pod, never reusing a pod shape's states (preFilterStates); for
 	// the tests that compare both.
 	fullPreFilter bool
+	// noFilterMemo runs the Filter plugins on every node a search passes,
+	// never taking a rejection from the pass's memo (filterMemo); for the
+	// tests that compare both.
+	noFilterMemo bool
 }
 
 // scaleDownEnabled reports whether the configuration runs CA's scale-down

@@ -14,8 +14,9 @@ import (
 // below it the workers would cost more than the Filter calls they share.
 const minFilterWindow = 64
 
-// filterRun runs the Filter plugins for one pod on one node.
-type filterRun func(ni *schedframework.NodeInfo) *schedframework.Status
+// filterRun runs the Filter plugins for one pod on one node, the i-th of
+// the searched nodes.
+type filterRun func(i int, ni *schedframework.NodeInfo) *schedframework.Status
 
 // rejection is a node the Filter plugins rejected and their status.
 type rejection struct {
@@ -28,6 +29,7 @@ type rejection struct {
 // error that ended it, if any.
 type filterSearch struct {
 	pod      *apiv1.Pod
+	memo     []memoizedRejection
 	toFind   int
 	feasible []*schedframework.NodeInfo
 	rejected []rejection
@@ -64,7 +66,9 @@ func (fs *filterSearch) take(ni *schedframework.NodeInfo, st *schedframework.Sta
 // kube-scheduler does with one worker, the search ends at the next feasible
 // node after those (its Filter runs, it is neither kept nor processed), so
 // the nodes rejected in between still get their status; a status other
-// than success or rejection ends it with an error.
+// than success or rejection ends it with an error. A rejection the pass's
+// filterMemo holds for the pod's shape and the node's NodeInfo generation
+// is taken from it instead of running Filter again.
 //
 // With parallelism above 1 (kube-scheduler's parallelism, default 16) the
 // nodes are filtered in windows on the framework's parallelizer, each
@@ -80,14 +84,19 @@ func (fs *filterSearch) take(ni *schedframework.NodeInfo, st *schedframework.Sta
 // a cycle read them (PostFilter, the failure message).
 func (s *scheduler) filter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, nodes []*schedframework.NodeInfo,
 	diagnosis *schedframework.Diagnosis) ([]*schedframework.NodeInfo, int, error) {
-	fs := &filterSearch{pod: pod, toFind: s.search.numFeasibleNodesToFind(len(nodes))}
+	fs := &filterSearch{pod: pod, memo: s.shapeMemo(pod, nodes), toFind: s.search.numFeasibleNodesToFind(len(nodes))}
 	fs.feasible = make([]*schedframework.NodeInfo, 0, fs.toFind)
 	fs.rejected = s.rejectedBuf[:0]
 	runFilters := s.fwk.RunFilterPluginsWithNominatedPods
 	if s.preemption.nominator.empty() {
 		runFilters = s.fwk.RunFilterPlugins
 	}
-	run := func(ni *schedframework.NodeInfo) *schedframework.Status { return runFilters(ctx, state, pod, ni) }
+	run := func(i int, ni *schedframework.NodeInfo) *schedframework.Status {
+		if st, ok := recall(fs.memo, i, ni); ok {
+			return st
+		}
+		return runFilters(ctx, state, pod, ni)
+	}
 	if s.search.parallelism > 1 && len(nodes) > 1 {
 		s.filterParallel(ctx, fs, nodes, run)
 	} else {
@@ -109,11 +118,14 @@ func (s *scheduler) filter(ctx context.Context, state *schedframework.CycleState
 }
 
 // filterSerial is the one-worker search: Filter runs on one node after
-// another until the search ends.
+// another until the search ends (remembering its memoizable rejections,
+// filterMemo).
 func (s *scheduler) filterSerial(fs *filterSearch, nodes []*schedframework.NodeInfo, run filterRun) {
 	for i := range nodes {
-		ni := nodes[(s.search.nextStart+i)%len(nodes)]
-		if !fs.take(ni, run(ni)) {
+		j := (s.search.nextStart + i) % len(nodes)
+		st := run(j, nodes[j])
+		s.remember(fs.memo, j, nodes[j], st)
+		if !fs.take(nodes[j], st) {
 			return
 		}
 	}
@@ -125,7 +137,8 @@ func (s *scheduler) filterSerial(fs *filterSearch, nodes []*schedframework.NodeI
 // keep plus the one that ends it; at least minFilterWindow), and takes each
 // window's statuses in order until the search ends. The nodes of the last
 // window past that point were filtered for nothing: their statuses are
-// dropped, as the one-worker search never filters them. A context done
+// dropped, as the one-worker search never filters them (the memo keeps
+// them: they are what Filter says of those nodes). A context done
 // mid-window ends the search with its error.
 func (s *scheduler) filterParallel(ctx context.Context, fs *filterSearch, nodes []*schedframework.NodeInfo, run filterRun) {
 	n := len(nodes)
@@ -138,11 +151,16 @@ func (s *scheduler) filterParallel(ctx context.Context, fs *filterSearch, nodes 
 		statuses := s.statusBuf[:window]
 		start := s.search.nextStart + pos
 		s.fwk.Parallelizer().Until(ctx, window, func(i int) {
-			statuses[i] = run(nodes[(start+i)%n])
+			j := (start + i) % n
+			statuses[i] = run(j, nodes[j])
 		}, schedmetrics.Filter)
 		if err := ctx.Err(); err != nil {
 			fs.err = fmt.Errorf("sim: scheduling pod %s: %w", podKey(fs.pod), err)
 			return
+		}
+		for i, st := range statuses {
+			j := (start + i) % n
+			s.remember(fs.memo, j, nodes[j], st)
 		}
 		for i, st := range statuses {
 			if !fs.take(nodes[(start+i)%n], st) {

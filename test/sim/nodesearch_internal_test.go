@@ -79,7 +79,10 @@ func interleaved(perZone int, zones ...string) []string {
 // newSearchScheduler returns a scheduler with a pass begun over nodes and
 // bound, and its Filter calls recorded. It filters on one worker, so the
 // calls come in search order and stop where the search ends (the parallel
-// search keeps the same nodes: TestParallelSearchKeepsWhatOneWorkerKeeps).
+// search keeps the same nodes: TestParallelSearchKeepsWhatOneWorkerKeeps),
+// and without the pass's memo of rejections, so Filter runs on every node
+// the search passes (the memo gives the same statuses:
+// TestFilterMemoGivesWhatFilterGives).
 func newSearchScheduler(t *testing.T, nodes []*apiv1.Node, bound []*apiv1.Pod) (*scheduler, *filterCounter) {
 	t.Helper()
 	ctx := t.Context()
@@ -91,6 +94,7 @@ func newSearchScheduler(t *testing.T, nodes []*apiv1.Node, bound []*apiv1.Pod) (
 	counter := &filterCounter{Framework: s.fwk}
 	s.fwk = counter
 	s.search.parallelism = 1
+	s.noFilterMemo = true
 	require.NoError(t, s.beginPass(ctx, nodes, bound))
 	return s, counter
 }

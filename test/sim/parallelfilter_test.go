@@ -19,24 +19,33 @@ kind: KubeSchedulerConfiguration
 parallelism: 1
 `
 
+// searchCase is a run whose scheduler searches many nodes: a scenario and
+// its configuration.
+type searchCase struct {
+	name     string
+	scenario func() sim.Scenario
+	cfg      sim.Config
+}
+
+// searchCases are the runs that compare ways of searching nodes.
+func searchCases() []searchCase {
+	scaleUp := scaleUpOnly(sim.Config{Spreadscale: true, Seed: 1})
+	return []searchCase{
+		{"150 nodes searched in part, between bursts of pods that fit none of their three nodes", sampledSearchScenario, scaleUp},
+		{"hostname spreads at maxSkew 1 over 18 nodes", hostnameSpreadScenario, scaleUp},
+		{"three shapes over unequal zones", unequalZonesScenario, scaleUp},
+		{"450 half-full nodes of three zones, spread pods beyond them for spreadscale to scale up", halfFullZonesScenario, scaleUp},
+		{"120 full nodes whose placeholders real pods preempt", placeholdersOnFullNodesScenario,
+			sim.Config{Seed: 7, MaxLoops: 1, ScaleDownEnabled: ptr(false)}},
+	}
+}
+
 // The simulated kube-scheduler filters on 16 workers by default; every run
 // ends exactly as with the user's configuration at parallelism 1: the same
 // bindings in the same order, the same preemptions, pending pods and
 // messages, loops and nodes.
 func TestParallelFilterBindsAsOneWorker(t *testing.T) {
-	scaleUp := scaleUpOnly(sim.Config{Spreadscale: true, Seed: 1})
-	cases := []struct {
-		name     string
-		scenario func() sim.Scenario
-		cfg      sim.Config
-	}{
-		{"150 nodes searched in part, between bursts of pods that fit none of their three nodes", sampledSearchScenario, scaleUp},
-		{"hostname spreads at maxSkew 1 over 18 nodes", hostnameSpreadScenario, scaleUp},
-		{"450 half-full nodes of three zones, spread pods beyond them for spreadscale to scale up", halfFullZonesScenario, scaleUp},
-		{"120 full nodes whose placeholders real pods preempt", placeholdersOnFullNodesScenario,
-			sim.Config{Seed: 7, MaxLoops: 1, ScaleDownEnabled: ptr(false)}},
-	}
-	for _, tc := range cases {
+	for _, tc := range searchCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			parallel := run(t, tc.scenario(), tc.cfg)
 			serialCfg := tc.cfg
@@ -44,6 +53,22 @@ func TestParallelFilterBindsAsOneWorker(t *testing.T) {
 			serial := run(t, tc.scenario(), serialCfg)
 			require.NotEmpty(t, serial.Pods, "the scenario binds pods")
 			assert.Equal(t, serial, parallel)
+		})
+	}
+}
+
+// A pass remembers the rejections of the Filter plugins that read only the
+// pod and the node (filterMemo); every run ends exactly as when Filter runs
+// on every node each search passes, on one worker.
+func TestFilterMemoBindsAsFilterOnEveryNode(t *testing.T) {
+	for _, tc := range searchCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			memo := run(t, tc.scenario(), tc.cfg)
+			fullCfg := sim.WithoutFilterMemo(tc.cfg)
+			fullCfg.SchedulerConfig = schedulerConfig(t, oneWorker)
+			full := run(t, tc.scenario(), fullCfg)
+			require.NotEmpty(t, full.Pods, "the scenario binds pods")
+			assert.Equal(t, full, memo)
 		})
 	}
 }

@@ -73,18 +73,24 @@ type scheduler struct {
 	// rejectedBuf and statusBuf are filter's buffers, kept across cycles.
 	rejectedBuf []rejection
 	statusBuf   []*schedframework.Status
+	// memoizable are the profile's Filter plugins whose rejections the
+	// pass remembers (filterMemo); noFilterMemo turns the memo off (tests
+	// compare both).
+	memoizable   sets.Set[string]
+	noFilterMemo bool
 }
 
 // schedulingPass is one pass of scheduling cycles over a fixed set of
 // nodes: the scheduler cache holding them and the bound pods, the nodes
-// sorted by name, the PreFilter states kept for the pass's pod shapes and
-// the failures remembered for them.
+// sorted by name, the PreFilter states kept for the pass's pod shapes, the
+// failures and the Filter rejections remembered for them.
 type schedulingPass struct {
 	cache      schedcache.Cache
 	nodes      []*apiv1.Node
 	cancel     context.CancelFunc
 	preFilters *preFilterStates
 	failures   *shapeFailures
+	filterMemo *filterMemo
 }
 
 // snapshotLister serves the framework the snapshot of the current
@@ -143,7 +149,7 @@ func newScheduler(ctx context.Context, rng *rand.Rand, vols *volumes, cfg *sched
 		return nil, err
 	}
 	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel, preemption: pre, search: search,
-		registry: newNodeRegistry(ctx)}, nil
+		registry: newNodeRegistry(ctx), memoizable: memoizableFilters(fwk)}, nil
 }
 
 // close stops the framework's and the cache's background goroutines.
@@ -173,7 +179,8 @@ func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []
 			return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(p), err)
 		}
 	}
-	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel, preFilters: newPreFilterStates(), failures: newShapeFailures()}
+	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel, preFilters: newPreFilterStates(), failures: newShapeFailures(),
+		filterMemo: newFilterMemo()}
 	s.lowestPriority = math.MaxInt32
 	for _, p := range bound {
 		s.lowestPriority = min(s.lowestPriority, podPriority(p))
