@@ -97,11 +97,11 @@ func estimatorSection(w io.Writer, path string) error {
 // price bound do not depend on it.
 func writeStock(w io.Writer, runs []map[string]float64, module string) {
 	fmt.Fprintf(w, "\n## What stock is\n\n")
-	fmt.Fprintf(w, "Every *stock* column and target is cluster-autoscaler %s, the newest CA this build can fetch\n", stockVersion)
+	fmt.Fprintf(w, "Every *stock* column and target is cluster-autoscaler %s", stockVersion)
 	if module != "" {
-		fmt.Fprintf(w, "(module `%s` %s), ", caModule, module)
+		fmt.Fprintf(w, " (module\n`%s` %s)", caModule, module)
 	}
-	fmt.Fprintf(w, "and the CA spreadscale runs in. CA has moved on since:\n\n")
+	fmt.Fprintf(w, ", the newest CA this build can fetch, and\nthe CA spreadscale runs in. CA has moved on since:\n\n")
 	fmt.Fprintf(w, "- **Fast-path binpacking** (autoscaler#9145, in CA 1.36): the binpacking estimator simulates\n")
 	fmt.Fprintf(w, "  one new node and extrapolates the node count from the pods that fit it, instead of simulating\n")
 	fmt.Fprintf(w, "  every pod. Its PR reports CA's estimator benchmark, `%s`, at %s per op before\n", estimatorBenchmark, published9145Before)

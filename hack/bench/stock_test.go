@@ -37,7 +37,7 @@ func TestStockSectionSaysWhatStockIs(t *testing.T) {
 		want []string
 	}{
 		{name: "measured", runs: runs, want: []string{
-			"cluster-autoscaler 1.33.0, the newest CA this build can fetch\n(module `k8s.io/autoscaler/cluster-autoscaler` v0.0.0-x)",
+			"cluster-autoscaler 1.33.0 (module\n`k8s.io/autoscaler/cluster-autoscaler` v0.0.0-x), the newest CA this build can fetch",
 			"autoscaler#9145", "at 3.76 s per op before\n  and 41 ms with the fast path",
 			"The same benchmark of CA 1.33.0 on this\n  machine: 4.20 s per op (median of 3;",
 			"`--salvo-scale-up`** (autoscaler#9606, in CA 1.36, off by default)",
