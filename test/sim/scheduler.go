@@ -32,9 +32,12 @@ import (
 // without scoring, and otherwise to the feasible node with the highest
 // total score. As kube-scheduler, it filters nodes on parallelism workers
 // (16 by default), but keeps the feasible nodes the one-worker search keeps
-// (filter), so that the outcome does not depend on timing; kube-scheduler
-// breaks ties among top-scored nodes at random, here by a source seeded from
-// Config.Seed over the tied nodes sorted by name.
+// (filter), so that the outcome does not depend on timing, and within a
+// pass it takes a pod shape's rejection by the Filter plugins that read
+// only the pod and the node from a memo while that node is unchanged
+// (filterMemo); kube-scheduler breaks ties among top-scored nodes at
+// random, here by a source seeded from Config.Seed over the tied nodes
+// sorted by name.
 //
 // Like kube-scheduler, it keeps the cluster in the scheduler's own cache
 // (backend/cache) and brings its snapshot up to date incrementally before
