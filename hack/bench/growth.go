@@ -26,7 +26,7 @@ func writeGrowth(w io.Writer, sum map[string]map[string]summary) {
 	}
 	fmt.Fprintf(w, "\n## Growth in the number of node groups\n\n")
 	fmt.Fprintf(w, "The reference cluster (5,000 nodes, 2,000 pending spread pods) with its node groups multiplied\n")
-	fmt.Fprintf(w, "(3 zones, 2 groups per zone at size 0). Medians of spreadscale's decision; stock CA once, with a\n")
+	fmt.Fprintf(w, "(3 zones, 2 groups per zone at size 0). Medians of spreadscale's decision; %s once, with a\n", stockName)
 	fmt.Fprintf(w, "deadline, beyond 60 groups.\n\n")
 	fmt.Fprintf(w, "| groups | case | time spreadscale | vs 60 groups | groups ratio | at most linear | mem spreadscale | pods | nodes |\n")
 	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---|---:|---:|---:|\n")

@@ -72,6 +72,9 @@ func writeLoop(w io.Writer, runs []loopRun) {
 		m := r.Metrics
 		rest := m["runonce-s/op"] - m["podlist-s/op"] - m["scaleup-s/op"] - m["scaledown-s/op"]
 		cells := []string{r.Mode}
+		if r.Mode == "stock" {
+			cells[0] = stockName
+		}
 		for _, v := range []float64{m["runonce-s/op"], m["podlist-s/op"], m["scaleup-s/op"], m["scaledown-s/op"], max(rest, 0), m["scheduler-s/op"]} {
 			cells = append(cells, fmt.Sprintf("%.2f s", v))
 		}

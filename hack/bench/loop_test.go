@@ -27,7 +27,7 @@ func TestLoopSection(t *testing.T) {
 	var buf bytes.Buffer
 	writeLoop(&buf, runs)
 	out := buf.String()
-	assert.Contains(t, out, "| stock | 83.50 s | 0.55 s | 77.04 s | 0.00 s | 5.91 s | 69.08 s | 40 | 5 |")
+	assert.Contains(t, out, "| stock CA 1.33.0 | 83.50 s | 0.55 s | 77.04 s | 0.00 s | 5.91 s | 69.08 s | 40 | 5 |")
 	assert.Contains(t, out, "| spreadscale | 7.61 s | 0.78 s | 1.04 s | 0.00 s | 5.78 s | 51.90 s | 2000 | 250 |")
 
 	buf.Reset()

@@ -39,6 +39,8 @@ func TestParseAndReport(t *testing.T) {
 	for _, want := range []string{
 		"| 5000n_2000p | 3/2 | 50.00 s | 15.00 s | 0.30x | 7.45 GiB | 4.66 GiB | 0.62x | 2.00 GiB | 1.00 GiB | 90.00M | 30.00M | 0.33x | 40 / 2000 | 2000 / 2000 | 11–12 | 250 |",
 		"- CPU: AMD EPYC, 2 cores",
+		"# Benchmarks: stock cluster-autoscaler 1.33.0 vs spreadscale",
+		"| case | n | time stock CA 1.33.0 | time spreadscale | ratio | mem stock CA 1.33.0 |",
 		"```\nraw\n```",
 	} {
 		assert.Contains(t, out, want, "report lacks it")
@@ -57,8 +59,8 @@ func TestTargetsTableJudgesEachRatio(t *testing.T) {
 		// zone_10000p 7 s against the faster zone_2000p sample, 1.09 s.
 		"| spreadsim growth: zone_10000p time vs zone_2000p time (fastest samples) | ≤ 6.00x | 6.449x | **no** |",
 		// stock median 50 s, spreadscale 15 s: 0.30x against 0.05x.
-		"| 5000n_2000p time vs stock | ≤ 0.05x | 0.300x | **no** |",
-		"| 500n_20000p time vs stock | ≤ 0.50x | not measured | – |",
+		"| 5000n_2000p time vs stock CA 1.33.0 | ≤ 0.05x | 0.300x | **no** |",
+		"| 500n_20000p time vs stock CA 1.33.0 | ≤ 0.50x | not measured | – |",
 	} {
 		assert.Contains(t, out, want, "targets lack it")
 	}

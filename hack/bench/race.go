@@ -310,7 +310,7 @@ Reading the race.
 // writeStockNote says what stock CA did on the race inputs: one sample
 // each, or that it did not finish before the deadline.
 func writeStockNote(w io.Writer, sum map[string]map[string]summary, stopped capped) {
-	fmt.Fprintf(w, "\nStock CA (`--expander=price,least-waste`) on the same inputs, one sample each:")
+	fmt.Fprintf(w, "\nStock CA %s (`--expander=price,least-waste`) on the same inputs, one sample each:", stockVersion)
 	for _, r := range races {
 		fmt.Fprintf(w, " %s", stockOutcome(r.Case, sum, stopped))
 		if r != races[len(races)-1] {
@@ -348,7 +348,7 @@ func writeGrowthStock(w io.Writer, sum map[string]map[string]summary, stopped ca
 	if _, ok := sum[growthCases[0].Case]["spreadscale"]; !ok {
 		return
 	}
-	fmt.Fprintf(w, "\nStock CA on the same inputs, one sample each:")
+	fmt.Fprintf(w, "\nStock CA %s on the same inputs, one sample each:", stockVersion)
 	for i, g := range growthCases[1:] {
 		if i > 0 {
 			fmt.Fprint(w, ";")

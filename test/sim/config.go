@@ -50,9 +50,11 @@ type Config struct {
 	// CA's framework both run its default-scheduler profile: its plugins,
 	// their weights and arguments (NodeResourcesFit's scoring strategy:
 	// LeastAllocated, MostAllocated, RequestedToCapacityRatio), and
-	// percentageOfNodesToScore. Run refuses a configuration without a
-	// default-scheduler profile, and List defaultConstraints, which need
-	// the Services and controllers a Scenario does not hold.
+	// percentageOfNodesToScore; the simulated kube-scheduler filters nodes
+	// on its parallelism workers (16 by default), which changes no binding.
+	// Run refuses a configuration without a default-scheduler profile, and
+	// List defaultConstraints, which need the Services and controllers a
+	// Scenario does not hold.
 	SchedulerConfig *schedconfig.KubeSchedulerConfiguration
 	// ArrivalTaint is --topology-spread-arrival-taint: the key of a
 	// NoSchedule taint the groups' templates carry, which spreadscale's
@@ -85,6 +87,10 @@ type Config struct {
 	// every pod, never reusing a pod shape's states (preFilterStates); for
 	// the tests that compare both.
 	fullPreFilter bool
+	// noFilterMemo runs the Filter plugins on every node a search passes,
+	// never taking a rejection from the pass's memo (filterMemo); for the
+	// tests that compare both.
+	noFilterMemo bool
 }
 
 // scaleDownEnabled reports whether the configuration runs CA's scale-down

@@ -40,7 +40,11 @@
 //     the nodes in its node tree's zone-interleaved order from a start
 //     index that rotates across cycles, until the adaptive
 //     percentageOfNodesToScore of them are feasible (all nodes under 100),
-//     and scores only those. A pod no node fits runs the PostFilter, kube-scheduler's
+//     and scores only those. It filters on kube-scheduler's parallelism
+//     workers (16) but keeps the nodes the one-worker search keeps, and a
+//     pass reuses the rejection of a pod shape by the Filter plugins that
+//     read only the pod and the node while the node is unchanged; neither
+//     changes a binding. A pod no node fits runs the PostFilter, kube-scheduler's
 //     DefaultPreemption: it deletes the lower-priority pods in its way on
 //     one node, which is nominated for it, and binds there in the next pass
 //     (Result.Preemptions); the victims come back pending from their

@@ -29,12 +29,15 @@ const (
 // nodeSearch is the state kube-scheduler keeps across the scheduling
 // cycles of one scheduler for its search of feasible nodes: the
 // percentageOfNodesToScore of its configuration (0, the default, is
-// adaptive), whether its profile scores, and nextStartNodeIndex, where the
-// next search starts in the snapshot's node list.
+// adaptive), whether its profile scores, its parallelism (the workers that
+// filter nodes, 16 by default; 1 filters on one worker, see filter), and
+// nextStartNodeIndex, where the next search starts in the snapshot's node
+// list.
 type nodeSearch struct {
-	percentage int32
-	scoring    bool
-	nextStart  int
+	percentage  int32
+	scoring     bool
+	parallelism int
+	nextStart   int
 }
 
 // numFeasibleNodesToFind is kube-scheduler's numFeasibleNodesToFind: a
@@ -66,45 +69,6 @@ func (ns *nodeSearch) advance(processed, numAllNodes int) {
 	if numAllNodes > 0 {
 		ns.nextStart = (ns.nextStart + processed) % numAllNodes
 	}
-}
-
-// filter is kube-scheduler's findNodesThatPassFilters with one worker
-// (parallelism 1), which makes it deterministic: it runs the Filter plugins
-// for pod on nodes in order from the start index (modulo len(nodes)),
-// counting the pods nominated for a node with at least pod's priority as
-// placed there (RunFilterPluginsWithNominatedPods, which runs the plugins
-// once, as RunFilterPlugins, while no pod is nominated), and keeps the
-// first numFeasibleNodesToFind feasible ones. As with one worker there,
-// the search ends at the next feasible node after those (its Filter runs,
-// it is neither kept nor processed), so the nodes rejected in between
-// still get their status. Each rejection is recorded in diagnosis; a
-// status other than success or rejection is an error.
-func (s *scheduler) filter(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod, nodes []*schedframework.NodeInfo,
-	diagnosis *schedframework.Diagnosis) ([]*schedframework.NodeInfo, error) {
-	numNodes := len(nodes)
-	toFind := s.search.numFeasibleNodesToFind(numNodes)
-	feasible := make([]*schedframework.NodeInfo, 0, toFind)
-	runFilters := s.fwk.RunFilterPluginsWithNominatedPods
-	if s.preemption.nominator.empty() {
-		runFilters = s.fwk.RunFilterPlugins
-	}
-	for i := range numNodes {
-		ni := nodes[(s.search.nextStart+i)%numNodes]
-		st := runFilters(ctx, state, pod, ni)
-		switch {
-		case st.IsSuccess():
-			if len(feasible) == toFind {
-				return feasible, nil
-			}
-			feasible = append(feasible, ni)
-		case st.IsRejected():
-			diagnosis.NodeToStatus.Set(ni.Node().Name, st)
-			diagnosis.AddPluginStatus(st)
-		default:
-			return nil, fmt.Errorf("sim: scheduling pod %s on node %s: %w", podKey(pod), ni.Node().Name, st.AsError())
-		}
-	}
-	return feasible, nil
 }
 
 // searchNodes returns the nodes a cycle searches: every node of the

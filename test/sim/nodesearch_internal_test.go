@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,26 +17,36 @@ import (
 )
 
 // filterCounter is the scheduler's framework with the nodes it runs the
-// Filter plugins on recorded, in order.
+// Filter plugins on recorded, in the order the calls come (the search
+// order on one worker).
 type filterCounter struct {
 	schedframework.Framework
+	mu    sync.Mutex
 	nodes []string
 }
 
 func (f *filterCounter) RunFilterPlugins(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod,
 	ni *schedframework.NodeInfo) *schedframework.Status {
-	f.nodes = append(f.nodes, ni.Node().Name)
+	f.record(ni)
 	return f.Framework.RunFilterPlugins(ctx, state, pod, ni)
 }
 
 func (f *filterCounter) RunFilterPluginsWithNominatedPods(ctx context.Context, state *schedframework.CycleState, pod *apiv1.Pod,
 	ni *schedframework.NodeInfo) *schedframework.Status {
-	f.nodes = append(f.nodes, ni.Node().Name)
+	f.record(ni)
 	return f.Framework.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+}
+
+func (f *filterCounter) record(ni *schedframework.NodeInfo) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nodes = append(f.nodes, ni.Node().Name)
 }
 
 // take returns the recorded nodes and forgets them.
 func (f *filterCounter) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	nodes := f.nodes
 	f.nodes = nil
 	return nodes
@@ -66,7 +77,12 @@ func interleaved(perZone int, zones ...string) []string {
 }
 
 // newSearchScheduler returns a scheduler with a pass begun over nodes and
-// bound, and its Filter calls recorded.
+// bound, and its Filter calls recorded. It filters on one worker, so the
+// calls come in search order and stop where the search ends (the parallel
+// search keeps the same nodes: TestParallelSearchKeepsWhatOneWorkerKeeps),
+// and without the pass's memo of rejections, so Filter runs on every node
+// the search passes (the memo gives the same statuses:
+// TestFilterMemoGivesWhatFilterGives).
 func newSearchScheduler(t *testing.T, nodes []*apiv1.Node, bound []*apiv1.Pod) (*scheduler, *filterCounter) {
 	t.Helper()
 	ctx := t.Context()
@@ -77,6 +93,8 @@ func newSearchScheduler(t *testing.T, nodes []*apiv1.Node, bound []*apiv1.Pod) (
 	vols.start(ctx)
 	counter := &filterCounter{Framework: s.fwk}
 	s.fwk = counter
+	s.search.parallelism = 1
+	s.noFilterMemo = true
 	require.NoError(t, s.beginPass(ctx, nodes, bound))
 	return s, counter
 }
@@ -131,10 +149,12 @@ func TestNumFeasibleNodesToFindIsOneWithoutScoring(t *testing.T) {
 }
 
 // The scheduler's search is the one of kube-scheduler's default
-// configuration: adaptive (percentage 0), scoring.
+// configuration: adaptive (percentage 0), scoring, 16 workers.
 func TestSchedulerSearchesWithTheDefaultConfiguration(t *testing.T) {
-	s, _ := newSearchScheduler(t, zonedNodes(1, "a"), nil)
-	assert.Equal(t, nodeSearch{percentage: 0, scoring: true}, s.search)
+	s, err := newScheduler(t.Context(), rand.New(rand.NewPCG(1, 2)), newVolumes(Scenario{}), nil)
+	require.NoError(t, err)
+	t.Cleanup(s.close)
+	assert.Equal(t, nodeSearch{percentage: 0, scoring: true, parallelism: 16}, s.search)
 }
 
 // On 300 nodes across 3 zones every node fits: each cycle runs Filter on

@@ -251,7 +251,7 @@ func (s *scheduler) nominatedNode(ctx context.Context, state *schedframework.Cyc
 	if err != nil {
 		return "", nil
 	}
-	feasible, err := s.filter(ctx, state, pod, []*schedframework.NodeInfo{ni}, diagnosis)
+	feasible, _, err := s.filter(ctx, state, pod, []*schedframework.NodeInfo{ni}, diagnosis)
 	if err != nil || len(feasible) == 0 {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedconfiglatest "k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
 	schedplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
@@ -23,8 +24,9 @@ import (
 // frameworks are built. With pre, its PostFilter runs the
 // DefaultPreemption plugin over pre (see preemption); CA's framework, which
 // never runs PostFilter, has none. The framework's background goroutines
-// stop when ctx is done.
-func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister, vols *volumes, pre *preemption, cfg *schedconfig.KubeSchedulerConfiguration) (schedframework.Framework, error) {
+// stop when ctx is done. extra are further framework options.
+func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister, vols *volumes, pre *preemption, cfg *schedconfig.KubeSchedulerConfiguration,
+	extra ...frameworkruntime.Option) (schedframework.Framework, error) {
 	if err := initSchedulerMetrics(); err != nil {
 		return nil, fmt.Errorf("sim: scheduler metrics: %w", err)
 	}
@@ -42,6 +44,7 @@ func newDefaultFramework(ctx context.Context, lister schedframework.SharedLister
 		pre.register(registry)
 		opts = append(opts, pre.frameworkOptions()...)
 	}
+	opts = append(opts, extra...)
 	fwk, err := frameworkruntime.NewFramework(ctx, registry, profile, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("sim: build scheduler framework: %w", err)
@@ -78,15 +81,35 @@ func defaultProfile(cfg *schedconfig.KubeSchedulerConfiguration) (*schedconfig.K
 	return nil, fmt.Errorf("sim: the scheduler configuration has no profile named %q", apiv1.DefaultSchedulerName)
 }
 
+// schedulerParallelism is kube-scheduler's parallelism under cfg
+// (schedulerConfig): its parallelism, or parallelize.DefaultParallelism (16)
+// where that is unset (0; kube-scheduler's defaulting sets it, and its
+// validation refuses a parallelism below 1).
+func schedulerParallelism(cfg *schedconfig.KubeSchedulerConfiguration) (int, error) {
+	cfg, err := schedulerConfig(cfg)
+	if err != nil {
+		return 0, err
+	}
+	if cfg.Parallelism < 1 {
+		return parallelize.DefaultParallelism, nil
+	}
+	return int(cfg.Parallelism), nil
+}
+
 // defaultNodeSearch is the search of feasible nodes of kube-scheduler for
 // fwk under cfg (schedulerConfig): the profile's percentageOfNodesToScore,
-// or else the configuration's (both unset by default: 0, adaptive).
+// or else the configuration's (both unset by default: 0, adaptive), and
+// the configuration's parallelism (schedulerParallelism).
 func defaultNodeSearch(fwk schedframework.Framework, cfg *schedconfig.KubeSchedulerConfiguration) (nodeSearch, error) {
-	cfg, err := schedulerConfig(cfg)
+	parallelism, err := schedulerParallelism(cfg)
 	if err != nil {
 		return nodeSearch{}, err
 	}
-	search := nodeSearch{scoring: fwk.HasScorePlugins()}
+	cfg, err = schedulerConfig(cfg)
+	if err != nil {
+		return nodeSearch{}, err
+	}
+	search := nodeSearch{scoring: fwk.HasScorePlugins(), parallelism: parallelism}
 	switch {
 	case fwk.PercentageOfNodesToScore() != nil:
 		search.percentage = *fwk.PercentageOfNodesToScore()

@@ -195,6 +195,7 @@ func newRunner(ctx context.Context, s Scenario, cfg Config) (*runner, error) {
 		return nil, err
 	}
 	sched.fullPreFilter = cfg.fullPreFilter
+	sched.noFilterMemo = cfg.noFilterMemo
 	r.sched = sched
 	if err := r.nominateQueued(ctx); err != nil {
 		r.close()

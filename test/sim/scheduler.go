@@ -18,6 +18,7 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // scheduler places pods one at a time with kube-scheduler's framework and
@@ -29,10 +30,14 @@ import (
 // feasible (at least 100; all nodes of a smaller cluster). It binds a pod
 // to its nominated node when that node fits, to the only feasible node
 // without scoring, and otherwise to the feasible node with the highest
-// total score. kube-scheduler filters in parallel and breaks ties among
-// top-scored nodes at random; here Filter runs on one worker (filter) and
-// the tie is broken by a source seeded from Config.Seed over the tied
-// nodes sorted by name.
+// total score. As kube-scheduler, it filters nodes on parallelism workers
+// (16 by default), but keeps the feasible nodes the one-worker search keeps
+// (filter), so that the outcome does not depend on timing, and within a
+// pass it takes a pod shape's rejection by the Filter plugins that read
+// only the pod and the node from a memo while that node is unchanged
+// (filterMemo); kube-scheduler breaks ties among top-scored nodes at
+// random, here by a source seeded from Config.Seed over the tied nodes
+// sorted by name.
 //
 // Like kube-scheduler, it keeps the cluster in the scheduler's own cache
 // (backend/cache) and brings its snapshot up to date incrementally before
@@ -68,18 +73,27 @@ type scheduler struct {
 	// processed is the number of nodes the last cycle's search processed
 	// (0 when it searched none).
 	processed int
+	// rejectedBuf and statusBuf are filter's buffers, kept across cycles.
+	rejectedBuf []rejection
+	statusBuf   []*schedframework.Status
+	// memoizable are the profile's Filter plugins whose rejections the
+	// pass remembers (filterMemo); noFilterMemo turns the memo off (tests
+	// compare both).
+	memoizable   sets.Set[string]
+	noFilterMemo bool
 }
 
 // schedulingPass is one pass of scheduling cycles over a fixed set of
 // nodes: the scheduler cache holding them and the bound pods, the nodes
-// sorted by name, the PreFilter states kept for the pass's pod shapes and
-// the failures remembered for them.
+// sorted by name, the PreFilter states kept for the pass's pod shapes, the
+// failures and the Filter rejections remembered for them.
 type schedulingPass struct {
 	cache      schedcache.Cache
 	nodes      []*apiv1.Node
 	cancel     context.CancelFunc
 	preFilters *preFilterStates
 	failures   *shapeFailures
+	filterMemo *filterMemo
 }
 
 // snapshotLister serves the framework the snapshot of the current
@@ -122,7 +136,12 @@ func newScheduler(ctx context.Context, rng *rand.Rand, vols *volumes, cfg *sched
 	ctx, cancel := context.WithCancel(ctx)
 	lister := &snapshotLister{snap: schedcache.NewEmptySnapshot()}
 	pre := newPreemption(vols.client, rng)
-	fwk, err := newDefaultFramework(ctx, lister, vols, pre, cfg)
+	parallelism, err := schedulerParallelism(cfg)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	fwk, err := newDefaultFramework(ctx, lister, vols, pre, cfg, frameworkruntime.WithParallelism(parallelism))
 	if err != nil {
 		cancel()
 		return nil, err
@@ -133,7 +152,7 @@ func newScheduler(ctx context.Context, rng *rand.Rand, vols *volumes, cfg *sched
 		return nil, err
 	}
 	return &scheduler{fwk: fwk, lister: lister, rng: rng, cancel: cancel, preemption: pre, search: search,
-		registry: newNodeRegistry(ctx)}, nil
+		registry: newNodeRegistry(ctx), memoizable: memoizableFilters(fwk)}, nil
 }
 
 // close stops the framework's and the cache's background goroutines.
@@ -163,7 +182,8 @@ func (s *scheduler) beginPass(ctx context.Context, nodes []*apiv1.Node, bound []
 			return fmt.Errorf("sim: scheduler cache: pod %s: %w", podKey(p), err)
 		}
 	}
-	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel, preFilters: newPreFilterStates(), failures: newShapeFailures()}
+	s.pass = &schedulingPass{cache: cache, nodes: nodes, cancel: cancel, preFilters: newPreFilterStates(), failures: newShapeFailures(),
+		filterMemo: newFilterMemo()}
 	s.lowestPriority = math.MaxInt32
 	for _, p := range bound {
 		s.lowestPriority = min(s.lowestPriority, podPriority(p))
@@ -279,8 +299,8 @@ func (s *scheduler) cycle(ctx context.Context, pod *apiv1.Pod) (string, string, 
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(schedframework.NewStatus(schedframework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejecting))))
 	}
-	feasible, err := s.filter(ctx, state, pod, candidates, &diagnosis)
-	s.processed = len(feasible) + diagnosis.NodeToStatus.Len()
+	feasible, processed, err := s.filter(ctx, state, pod, candidates, &diagnosis)
+	s.processed = processed
 	s.search.advance(s.processed, len(all))
 	if err != nil {
 		return "", "", err

@@ -134,7 +134,6 @@ package load
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -145,7 +144,6 @@ import (
 	"strings"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"github.com/spreadscale/spreadscale/test/sim"
 )
@@ -284,8 +282,9 @@ func sourceNames(srcs []Source) string {
 	return strings.Join(names, ", ")
 }
 
-// source reads every document of src within the byte cap; past it, it
-// returns errInputTooLarge.
+// source reads every document of src within the byte cap, prepared
+// concurrently (readPrepared) and taken in one after another in input
+// order; past the cap, it returns errInputTooLarge.
 func (l *loader) source(src Source) error {
 	if src.Reader == nil {
 		return fmt.Errorf("source %q: nil reader", src.Name)
@@ -294,46 +293,39 @@ func (l *loader) source(src Source) error {
 		defer f.close()
 	}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(newCapReader(src.Reader, &l.bytesLeft)))
-	for doc := 1; ; doc++ {
-		data, err := r.Read()
-		if err == io.EOF {
-			return nil
+	for j := range readPrepared(src.Name, r) {
+		<-j.done
+		if j.readErr != nil {
+			return l.readError(j.at, j.readErr)
 		}
-		if errors.Is(err, errInputTooLarge) {
-			return err
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			l.errs = append(l.errs, &Error{Source: src.Name, Message: pathError(err)})
-			return nil
-		}
-		if err != nil {
-			l.errs = append(l.errs, &Error{Source: src.Name, Document: doc, Message: "cannot read document: " + err.Error()})
-			return nil
-		}
-		l.document(origin{source: src.Name, doc: doc}, data)
+		l.applyDocument(j.prep)
 	}
+	return nil
 }
 
-// document decodes one document; empty documents (only comments or
-// whitespace) are skipped. A YAML float JSON cannot hold (.nan, .inf) is
-// reported at its field (nonFinite).
-func (l *loader) document(at origin, data []byte) {
-	js, err := yaml.YAMLToJSONStrict(data)
-	if err != nil {
-		if kind, name, msgs := nonFinite(data); len(msgs) > 0 {
-			at.kind, at.name = kind, name
-			for _, m := range msgs {
-				l.fail(at, "%s", m)
-			}
-			return
-		}
-		l.fail(at, "invalid YAML: %s", strings.Join(strings.Fields(err.Error()), " "))
-		return
+// readError records the error that ended reading a source at document
+// at: a file's error names the source, another one the document. It
+// returns errInputTooLarge past the byte cap, which ends the input.
+func (l *loader) readError(at origin, err error) error {
+	if errors.Is(err, errInputTooLarge) {
+		return err
 	}
-	js = bytes.TrimSpace(js)
-	if len(js) == 0 || string(js) == "null" {
-		return
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		l.errs = append(l.errs, &Error{Source: at.source, Message: pathError(err)})
+		return nil
 	}
-	l.object(at, js, true)
+	l.errs = append(l.errs, &Error{Source: at.source, Document: at.doc, Message: "cannot read document: " + err.Error()})
+	return nil
+}
+
+// applyDocument takes in a prepared document (prepareDocument): its
+// problems, then its object.
+func (l *loader) applyDocument(d *preparedDocument) {
+	for _, msg := range d.problems {
+		l.fail(d.at, "%s", msg)
+	}
+	if d.obj != nil {
+		l.applyObject(d.obj)
+	}
 }

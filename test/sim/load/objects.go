@@ -1,11 +1,8 @@
 package load
 
 import (
-	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -14,8 +11,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
-	sjson "sigs.k8s.io/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/spreadscale/spreadscale/test/sim"
 )
@@ -153,123 +149,82 @@ func jsonType(js []byte) string {
 // supported lists the accepted kinds for error messages.
 const supported = "v1 Node, Pod, ConfigMap, PersistentVolume, PersistentVolumeClaim or List; storage.k8s.io/v1 StorageClass; apps/v1 Deployment, ReplicaSet, StatefulSet or DaemonSet; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; " + APIVersion + " NodeGroup"
 
-// object decodes one object (or, when lists is set, a List of objects).
-func (l *loader) object(at origin, js []byte, lists bool) {
-	js = bytes.TrimSpace(js)
-	if len(js) == 0 || string(js) == "null" {
-		l.fail(at, "empty object (want a mapping with apiVersion and kind)")
+// applyObject takes in one prepared object (prepareObject): it counts it
+// and its uid, and, by kind, takes in a List's items, the decoded Node or
+// Pod, or decodes the other kinds.
+func (l *loader) applyObject(o *preparedObject) {
+	at, js := o.at, o.js
+	if o.problem != "" {
+		l.fail(at, "%s", o.problem)
 		return
 	}
-	if js[0] != '{' {
-		l.fail(at, "not a Kubernetes object: want a mapping with apiVersion and kind, got %s", jsonType(js))
-		return
-	}
-	var tm envelope
-	if err := sjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		l.fail(at, "apiVersion, kind, metadata or items: %s", strings.TrimPrefix(err.Error(), "json: "))
-		return
-	}
-	at.kind = tm.Kind
-	var name objectName
-	if sjson.UnmarshalCaseSensitivePreserveInts(tm.Metadata, &name) == nil && name.Name != "" {
-		at.name = name.Name
-		if namespaced[tm.Kind] {
-			at.name = cmp.Or(name.Namespace, metav1.NamespaceDefault) + "/" + name.Name
-		}
-	}
-	if tm.Kind != "List" {
+	if o.kind != "List" {
 		l.objects++
-		l.uniqueUID(at, name.UID)
+		l.uniqueUID(at, o.uid)
 	}
-	switch {
-	case tm.Kind == "":
+	switch v, k := o.apiVersion, o.kind; {
+	case k == "":
 		l.fail(at, "kind is missing (want %s)", supported)
-	case tm.APIVersion == "v1" && tm.Kind == "List":
-		if !lists {
+	case v == "v1" && k == "List":
+		if !o.lists {
 			l.fail(at, "a List item cannot be a List")
 			return
 		}
-		l.list(at, tm.Items)
-	case tm.APIVersion == "v1" && tm.Kind == "Node":
-		l.node(at, js)
-	case tm.APIVersion == "v1" && tm.Kind == "Pod":
-		l.pod(at, js)
-	case tm.APIVersion == "v1" && tm.Kind == "ConfigMap":
+		if o.itemsProblem != "" {
+			l.fail(at, "%s", o.itemsProblem)
+		}
+		for _, item := range o.items {
+			l.applyObject(item)
+		}
+	case v == "v1" && k == "Node":
+		l.node(at, o.node)
+	case v == "v1" && k == "Pod":
+		l.pod(at, o.pod)
+	case v == "v1" && k == "ConfigMap":
 		l.configMap(at, js)
-	case tm.APIVersion == "apps/v1" && (tm.Kind == "Deployment" || tm.Kind == "ReplicaSet" || tm.Kind == "StatefulSet"):
-		l.workload(at, tm.Kind, js)
-	case tm.APIVersion == "v1" && (tm.Kind == "PersistentVolume" || tm.Kind == "PersistentVolumeClaim"),
-		tm.APIVersion == "storage.k8s.io/v1" && tm.Kind == "StorageClass":
-		l.storageObject(at, tm.Kind, js)
-	case tm.APIVersion == "apps/v1" && tm.Kind == "DaemonSet":
+	case v == "apps/v1" && (k == "Deployment" || k == "ReplicaSet" || k == "StatefulSet"):
+		l.workload(at, k, js)
+	case v == "v1" && (k == "PersistentVolume" || k == "PersistentVolumeClaim"),
+		v == "storage.k8s.io/v1" && k == "StorageClass":
+		l.storageObject(at, k, js)
+	case v == "apps/v1" && k == "DaemonSet":
 		l.daemonSet(at, js)
-	case tm.APIVersion == "scheduling.k8s.io/v1" && tm.Kind == "PriorityClass":
+	case v == "scheduling.k8s.io/v1" && k == "PriorityClass":
 		l.priorityClass(at, js)
-	case tm.APIVersion == "policy/v1" && tm.Kind == "PodDisruptionBudget":
+	case v == "policy/v1" && k == "PodDisruptionBudget":
 		l.podDisruptionBudget(at, js)
-	case tm.APIVersion == APIVersion && tm.Kind == "NodeGroup":
+	case v == APIVersion && k == "NodeGroup":
 		l.nodeGroup(at, js)
 	default:
-		l.fail(at, "unsupported apiVersion %q kind %q (want %s)", tm.APIVersion, tm.Kind, supported)
+		l.fail(at, "unsupported apiVersion %q kind %q (want %s)", v, k, supported)
 	}
 }
 
-// list decodes the items of a List.
-func (l *loader) list(at origin, raw json.RawMessage) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		l.fail(at, "items: want a list of objects: %v", err)
-		return
-	}
-	for i, it := range items {
-		item := at
-		item.item = i + 1
-		item.kind, item.name = "", ""
-		l.object(item, it, false)
-	}
-}
-
-// decode unmarshals js into obj, case-sensitively as the API server does,
-// and records every decoding problem. Unknown fields under status are
-// accepted when ignoreStatus is set (dumps of newer clusters carry status
-// fields this version does not know); all other unknown fields are errors,
-// recorded while obj stays usable so that its other problems are reported
-// too. It reports whether obj was decoded.
+// decode unmarshals js into obj and records every decoding problem
+// (decodeStrict). It reports whether obj was decoded.
 func (l *loader) decode(at origin, js []byte, obj any, ignoreStatus bool) bool {
-	strict, err := sjson.UnmarshalStrict(js, obj)
-	if err != nil {
-		if bad := badQuantities(js); len(bad) > 0 {
-			for _, msg := range bad {
-				l.fail(at, "%s", msg)
-			}
-			return false
-		}
-		l.fail(at, "cannot decode: %s", strings.TrimPrefix(err.Error(), "json: "))
-		return false
-	}
-	for _, e := range strict {
-		msg := strings.TrimPrefix(e.Error(), "json: ")
-		if ignoreStatus && strings.HasPrefix(msg, `unknown field "status.`) {
-			continue
-		}
+	return l.decoded(at, decodeStrict(js, obj, ignoreStatus))
+}
+
+// decoded records the problems of a decoding and reports whether the
+// object was decoded.
+func (l *loader) decoded(at origin, d decoded) bool {
+	for _, msg := range d.problems {
 		l.fail(at, "%s", msg)
 	}
-	return true
+	return d.ok
 }
 
 // quantityMaps are the fields whose map values are resource quantities.
 var quantityMaps = map[string]bool{"requests": true, "limits": true, "capacity": true, "allocatable": true, "overhead": true}
 
-// node decodes an existing Node and validates it (validateNode); an
+// node takes in an existing Node, decoded and validated (prepareNode); an
 // invalid node is kept so that the pods bound to it are not reported too.
-func (l *loader) node(at origin, js []byte) {
-	n := &apiv1.Node{}
-	if !l.decode(at, js, n, true) {
+func (l *loader) node(at origin, pn *preparedNode) {
+	if !l.decoded(at, pn.decoded) {
 		return
 	}
+	n := pn.node
 	if n.Name == "" {
 		l.fail(at, "metadata.name: required")
 		return
@@ -278,23 +233,19 @@ func (l *loader) node(at origin, js []byte) {
 	if !l.define(at, "Node", n.Name) {
 		return
 	}
-	corev1defaults.SetObjectDefaults_Node(n)
-	l.failAll(at, validateNode(n))
+	l.failAll(at, pn.errs)
 	l.nodes = append(l.nodes, nodeEntry{node: n, at: at})
 }
 
-// pod decodes a Pod.
-func (l *loader) pod(at origin, js []byte) {
-	p := &apiv1.Pod{}
-	if !l.decode(at, js, p, true) {
+// pod takes in a Pod, decoded, defaulted and validated (preparePod).
+func (l *loader) pod(at origin, pp *preparedPod) {
+	if !l.decoded(at, pp.decoded) {
 		return
 	}
+	p := pp.pod
 	if p.Name == "" {
 		l.fail(at, "metadata.name: required")
 		return
-	}
-	if p.Namespace == "" {
-		p.Namespace = metav1.NamespaceDefault
 	}
 	at.name = p.Namespace + "/" + p.Name
 	if !l.define(at, "Pod", at.name) {
@@ -303,19 +254,19 @@ func (l *loader) pod(at origin, js []byte) {
 	if p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
 		return
 	}
-	l.addPod(p, at)
+	l.addPod(p, at, pp.errs)
 }
 
-// addPod applies the API server's pod defaults and a creationTimestamp
-// when there is none, and appends the pod.
-func (l *loader) addPod(p *apiv1.Pod, at origin) {
-	corev1defaults.SetObjectDefaults_Pod(p)
+// addPod gives a pod, defaulted and validated with errs (validatePod), a
+// creationTimestamp when it has none, and appends it; its problems are
+// recorded (validPod).
+func (l *loader) addPod(p *apiv1.Pod, at origin, errs field.ErrorList) {
 	if p.CreationTimestamp.IsZero() {
 		p.CreationTimestamp = metav1.NewTime(podEpoch.Add(time.Duration(l.podSeq) * time.Second))
 		l.podSeq++
 	}
 	pe := podEntry{pod: p, at: at}
-	pe.invalid = !l.validPod(pe)
+	pe.invalid = !l.reportPod(pe, errs)
 	l.pods = append(l.pods, pe)
 }
 

@@ -1,7 +1,10 @@
 package load
 
 import (
+	"slices"
+
 	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
 	"k8s.io/kubernetes/pkg/apis/core"
@@ -19,10 +22,12 @@ import (
 // matches such a reference by kind and name, see the package doc), so the
 // pod is validated with a placeholder uid there.
 func validatePod(p *apiv1.Pod) field.ErrorList {
-	p = p.DeepCopy()
-	for i := range p.OwnerReferences {
-		if p.OwnerReferences[i].UID == "" {
-			p.OwnerReferences[i].UID = "spreadsim-unset"
+	if slices.ContainsFunc(p.OwnerReferences, func(r metav1.OwnerReference) bool { return r.UID == "" }) {
+		p = p.DeepCopy()
+		for i := range p.OwnerReferences {
+			if p.OwnerReferences[i].UID == "" {
+				p.OwnerReferences[i].UID = "spreadsim-unset"
+			}
 		}
 	}
 	internal := &core.Pod{}
@@ -39,7 +44,12 @@ func validatePod(p *apiv1.Pod) field.ErrorList {
 // workload, its fields under spec.template and once per workload (its pods
 // differ only in their names): the first of its invalid pods is named.
 func (l *loader) validPod(pe podEntry) bool {
-	errs := validatePod(pe.pod)
+	return l.reportPod(pe, validatePod(pe.pod))
+}
+
+// reportPod records errs, the problems validatePod found in pe's pod, as
+// validPod does, and reports whether there was none.
+func (l *loader) reportPod(pe podEntry, errs field.ErrorList) bool {
 	if len(errs) == 0 {
 		return true
 	}
