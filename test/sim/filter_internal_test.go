@@ -109,11 +109,7 @@ type searchOutcome struct {
 func searchWith(t *testing.T, c searchCluster, parallelism int) searchOutcome {
 	t.Helper()
 	ctx := t.Context()
-	vols := newVolumes(Scenario{})
-	s, err := newScheduler(ctx, rand.New(rand.NewPCG(1, 2)), vols, nil)
-	require.NoError(t, err)
-	t.Cleanup(s.close)
-	vols.start(ctx)
+	s := newTestScheduler(t)
 	require.NoError(t, s.beginPass(ctx, c.nodes, c.bound))
 	for _, p := range c.nominated {
 		pi, err := schedframework.NewPodInfo(p)

@@ -84,11 +84,7 @@ type boundOutcome struct {
 func scheduleSequence(t *testing.T, c searchCluster, seed uint64, parallelism int, memo bool) []boundOutcome {
 	t.Helper()
 	ctx := t.Context()
-	vols := newVolumes(Scenario{})
-	s, err := newScheduler(ctx, rand.New(rand.NewPCG(1, 2)), vols, nil)
-	require.NoError(t, err)
-	t.Cleanup(s.close)
-	vols.start(ctx)
+	s := newTestScheduler(t)
 	s.noFilterMemo = !memo
 	require.NoError(t, s.beginPass(ctx, c.nodes, c.bound))
 	s.search = nodeSearch{percentage: c.percentage, scoring: c.scoring, parallelism: parallelism, nextStart: c.start}

@@ -86,11 +86,7 @@ func interleaved(perZone int, zones ...string) []string {
 func newSearchScheduler(t *testing.T, nodes []*apiv1.Node, bound []*apiv1.Pod) (*scheduler, *filterCounter) {
 	t.Helper()
 	ctx := t.Context()
-	vols := newVolumes(Scenario{})
-	s, err := newScheduler(ctx, rand.New(rand.NewPCG(1, 2)), vols, nil)
-	require.NoError(t, err)
-	t.Cleanup(s.close)
-	vols.start(ctx)
+	s := newTestScheduler(t)
 	counter := &filterCounter{Framework: s.fwk}
 	s.fwk = counter
 	s.search.parallelism = 1
@@ -308,4 +304,16 @@ func TestNodeRegistryOrdersNodesAsTheNodeTree(t *testing.T) {
 	second, err := r.sync(logger, later)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"n-a2", "n-b1", "n-0c", "n-0a"}, names(second))
+}
+
+// newTestScheduler returns a scheduler over no cluster yet (beginPass
+// gives it one), its volume controllers started, closed with the test.
+func newTestScheduler(t *testing.T) *scheduler {
+	t.Helper()
+	vols := newVolumes(Scenario{})
+	s, err := newScheduler(t.Context(), rand.New(rand.NewPCG(1, 2)), vols, nil)
+	require.NoError(t, err)
+	t.Cleanup(s.close)
+	vols.start(t.Context())
+	return s
 }
