@@ -23,6 +23,8 @@ type LoopPlan struct {
 	placed []*apiv1.Pod
 	// facts are the facts the planner derived from the pods.
 	facts *planner.PodFacts
+	// relaxed are the preferences PreferencesRequire dropped.
+	relaxed []Relaxation
 }
 
 // NewLoopPlan wraps the engine's plan as a loop's plan; byID holds every
@@ -123,6 +125,15 @@ func (l *LoopPlan) Facts() *planner.PodFacts {
 		return planner.NewPodFacts()
 	}
 	return l.facts
+}
+
+// Relaxed returns the preferences that --topology-spread-preferences=require
+// dropped because, as requirements, they left pods pending.
+func (l *LoopPlan) Relaxed() []Relaxation {
+	if l == nil {
+		return nil
+	}
+	return l.relaxed
 }
 
 // Current holds the plan of the CA loop in progress. The scale-up

@@ -77,6 +77,8 @@ type LoopInputs struct {
 	// options it cannot tell apart, and it is asked about one of them
 	// (see ranking.order).
 	ChooserByTemplate bool
+	// Preferences is how the plan treats soft placement terms ("": steer).
+	Preferences Preferences
 	// Price is the price of one hour of a group's template node as the
 	// Chooser reads it, false when unknown; nil when the Chooser reads no
 	// price.
@@ -84,21 +86,20 @@ type LoopInputs struct {
 }
 
 // PlanLoop computes the loop's plan, or returns nil when no pending pod has
-// a DoNotSchedule topology spread constraint (CA then runs exactly as stock).
+// a DoNotSchedule topology spread constraint, nor a preference that
+// in.Preferences plans (CA then runs exactly as stock).
 //
 // All pending pods are planned together, in kube-scheduler's queue order, by
 // planner.PlanScaleUp over every scalable group's template: the spread
 // decides how many pods each domain gets; pods without hard constraints use
 // the room the plan's nodes leave, then new nodes. Which group of a domain
-// realizes the domain's pods is the Chooser's decision: a draft (the
-// planner's first round, planner.DraftScaleUp) gives each pod class its
-// share per domain, the Chooser orders the domain's groups by the options
-// CA would build for that share, and the final plan prefers groups in that
-// order (falling back to the next group when the preferred one is at max
-// size or a limit). Without a choice to make, the draft is finished into the
-// plan.
+// realizes the domain's pods is the Chooser's decision (see loop.plan).
+// Preferences then steer the nodes between domains (steer) or are planned
+// as requirements (require).
 func PlanLoop(in LoopInputs) (*LoopPlan, error) {
-	if !AnyHard(in.Pending, in.Defaults) {
+	hard := AnyHard(in.Pending, in.Defaults)
+	prefs := AnyPreference(in.Pending, in.Preferences)
+	if !hard && !prefs {
 		return nil, nil
 	}
 	if in.Snapshot == nil {
@@ -108,48 +109,95 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cluster := casnapshot.New(in.Snapshot, templates, in.Framework)
+	l := &loop{in: in, u: u, byID: byID, templates: templates, facts: planner.NewPodFacts(),
+		cluster: casnapshot.New(in.Snapshot, templates, in.Framework)}
 	in.Snapshot.Fork()
 	defer in.Snapshot.Revert()
-
-	req := planner.Request{
-		Universe: u,
-		Pending:  in.Pending,
-		Defaults: in.Defaults,
-		Limits:   limits(in),
-		Cluster:  cluster,
-		NodeName: cluster.NodeName,
-		Facts:    planner.NewPodFacts(),
-		Context:  in.Context,
-	}
-	r := newRanking(u.Groups, in, byID, templates, cluster, req.Facts)
-	req.Rank = r.rank
-	draft, err := planner.DraftScaleUp(req)
-	if err != nil {
-		return nil, err
-	}
 	var plan *planner.Plan
-	if in.Chooser != nil && r.choose(draft.Plan()) {
-		if err := cluster.Reset(); err != nil {
-			return nil, err
-		}
-		req.Limits = limits(in) // a fresh binpacking deadline for the final plan
-		plan, err = planner.PlanScaleUp(req)
-	} else {
-		plan, err = draft.Finish()
+	var relaxed []Relaxation
+	switch {
+	case !prefs:
+		plan, err = l.plan(in.Pending, nil)
+	case in.Preferences.mode() == PreferencesRequire:
+		plan, relaxed, err = l.require()
+	default:
+		plan, err = l.steer(hard)
 	}
-	if err != nil {
+	if err != nil || plan == nil {
 		return nil, err
 	}
 	lp := NewLoopPlan(plan, byID, in.CapTotal)
-	lp.facts = req.Facts
+	lp.facts, lp.relaxed = l.facts, relaxed
 	logger := klog.Background()
 	if in.Context != nil {
 		logger = klog.FromContext(in.Context)
 	}
 	logger.V(2).Info("Topology spread plan for the loop", "pending", len(in.Pending), "groups", len(in.Groups),
-		"placed", len(plan.Placements), "unplaced", len(plan.Unplaced), "newNodes", plan.NewNodes, "chooser", in.Chooser != nil)
+		"placed", len(plan.Placements), "unplaced", len(plan.Unplaced), "newNodes", plan.NewNodes, "chooser", in.Chooser != nil,
+		"preferences", in.Preferences.mode(), "relaxed", len(relaxed))
 	return lp, nil
+}
+
+// loop is what one PlanLoop plans from: the universe, the groups and their
+// templates, and the forked snapshot every plan of the loop starts from.
+type loop struct {
+	in        LoopInputs
+	u         *topology.Universe
+	byID      map[string]cloudprovider.NodeGroup
+	templates map[string]*framework.NodeInfo
+	cluster   *casnapshot.Cluster
+	facts     *planner.PodFacts
+	planned   bool // a plan was made: the snapshot holds its pods
+}
+
+// plan plans pods over the loop's universe with the Chooser's order inside
+// each domain: a draft (the planner's first round, planner.DraftScaleUp)
+// gives each pod class its share per domain, the Chooser orders the
+// domain's groups by the options CA would build for that share, and the
+// final plan prefers groups in that order (falling back to the next group
+// when the preferred one is at max size or a limit). Without a choice to
+// make, the draft is finished into the plan. caps, when set, bounds the new
+// nodes per domain (see steer).
+func (l *loop) plan(pods []*apiv1.Pod, caps *domainCaps) (*planner.Plan, error) {
+	if l.planned {
+		if err := l.cluster.Reset(); err != nil {
+			return nil, err
+		}
+	}
+	l.planned = true
+	req := planner.Request{
+		Universe: l.u,
+		Pending:  pods,
+		Defaults: l.in.Defaults,
+		Limits:   l.limits(caps),
+		Cluster:  l.cluster,
+		NodeName: l.cluster.NodeName,
+		Facts:    l.facts,
+		Context:  l.in.Context,
+	}
+	r := newRanking(l.u.Groups, l.in, l.byID, l.templates, l.cluster, req.Facts)
+	req.Rank = r.rank
+	draft, err := planner.DraftScaleUp(req)
+	if err != nil {
+		return nil, err
+	}
+	if l.in.Chooser == nil || !r.choose(draft.Plan()) {
+		return draft.Finish()
+	}
+	if err := l.cluster.Reset(); err != nil {
+		return nil, err
+	}
+	req.Limits = l.limits(caps) // a fresh binpacking deadline for the final plan
+	return planner.PlanScaleUp(req)
+}
+
+// limits are limits(l.in) with caps applied.
+func (l *loop) limits(caps *domainCaps) planner.Limits {
+	lim := limits(l.in)
+	if caps != nil {
+		lim = caps.apply(lim)
+	}
+	return lim
 }
 
 // AnyHard reports whether some pod has a DoNotSchedule constraint (its own

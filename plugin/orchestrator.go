@@ -60,6 +60,8 @@ type Orchestrator struct {
 	chooser  caexpander.Strategy
 	// traits are what the chain after topology-spread reads of an option.
 	traits chooserTraits
+	// preferences is how plans treat soft placement terms.
+	preferences plan.Preferences
 
 	ctx       *context.AutoscalingContext
 	csr       *clusterstate.ClusterStateRegistry
@@ -129,7 +131,7 @@ func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos 
 // planned group before the scale-up and, for the groups CA may not scale
 // now, why (backoff with the cloud provider's error, or unhealthy).
 func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (loopRecord, error) {
-	if o.ctx == nil || !plan.AnyHard(pods, o.defaults) {
+	if o.ctx == nil || (!plan.AnyHard(pods, o.defaults) && !plan.AnyPreference(pods, o.preferences)) {
 		// Nothing to plan: CA runs exactly as stock, without the plan's
 		// per-group preparation.
 		return loopRecord{}, nil
@@ -190,6 +192,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		Resources:          budget,
 		CapTotal:           capTotal,
 		Chooser:            o.chooser,
+		Preferences:        o.preferences,
 		ChooserByShape:     rec.chooserByShape,
 		ChooserByTemplate:  o.traits.byTemplate,
 		Price:              o.price(),

@@ -54,6 +54,9 @@ type Options struct {
 	// (PodTopologySpreadArgs.defaultConstraints with a DoNotSchedule entry);
 	// nil for the scheduler's system defaults, which never filter.
 	Defaults *topology.Defaults
+	// Preferences is how plans treat soft placement terms
+	// (--topology-spread-preferences; "": steer).
+	Preferences plan.Preferences
 }
 
 // Setup is what Build needs from its caller.
@@ -207,6 +210,7 @@ func Build(s Setup) (Components, error) {
 	c.EstimatorBuilder = estimator.NewBuilder(current, binpacking)
 	orch := NewOrchestrator(orchestrator.New(), current, s.Spreadscale.Defaults, chooser)
 	orch.traits = traitsOf(names[1:])
+	orch.preferences = s.Spreadscale.Preferences
 	c.ScaleUpOrchestrator = orch
 	return c, nil
 }

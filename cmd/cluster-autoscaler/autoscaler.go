@@ -59,6 +59,8 @@ type runConfig struct {
 	// empty taint means none.
 	arrivalTaint string
 	arrivalHold  time.Duration
+	// preferences is --topology-spread-preferences.
+	preferences plan.Preferences
 }
 
 // serveHTTP exposes /metrics, /health-check and, when enabled, /snapshotz
@@ -182,6 +184,7 @@ func installScaleUp(opts *core.AutoscalerOptions, cfg runConfig, kubeClient kube
 			DeclaredDomains: cfg.declaredDomains,
 			CSIZoneKeys:     cfg.csiZoneKeys,
 			Defaults:        schedulerDefaults(o.SchedulerConfig, opts.InformerFactory),
+			Preferences:     cfg.preferences,
 		},
 	})
 	if err != nil {

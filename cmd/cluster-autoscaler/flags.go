@@ -35,6 +35,7 @@ const (
 	declaredDomainsFlag = "topology-spread-declared-domains"
 	arrivalTaintFlag    = "topology-spread-arrival-taint"
 	arrivalHoldFlag     = "topology-spread-arrival-hold"
+	preferencesFlag     = "topology-spread-preferences"
 	csiZoneKeysFlag     = "csi-zone-keys"
 	provReqFlag         = "enable-provisioning-requests"
 	grpcCertFlag        = "grpc-expander-cert"
@@ -54,6 +55,7 @@ type spreadscaleFlags struct {
 	csiZoneKeys         []string
 	arrivalTaint        string
 	arrivalHold         time.Duration
+	preferences         string
 }
 
 func bindSpreadscaleFlags(fs *pflag.FlagSet) *spreadscaleFlags {
@@ -79,7 +81,21 @@ func bindSpreadscaleFlags(fs *pflag.FlagSet) *spreadscaleFlags {
 	fs.DurationVar(&f.arrivalHold, arrivalHoldFlag, arrival.DefaultHold,
 		"Longest the arrival barrier holds a node: it also releases one when a group of its scale-up failed or when it "+
 			"belongs to no scale-up it recorded (after a restart).")
+	fs.StringVar(&f.preferences, preferencesFlag, string(plan.PreferencesSteer),
+		"How scale-up plans treat soft placement terms (ScheduleAnyway spreads, preferred pod anti-affinity): steer "+
+			"moves the nodes the pods need anyway between zones to spread them, never adding a node; require plans "+
+			"preferences as requirements and relaxes them, in Karpenter's order, for the pods they would leave pending; "+
+			"ignore plans without them.")
 	return f
+}
+
+// checkPreferences parses --topology-spread-preferences, naming the flag.
+func checkPreferences(f *spreadscaleFlags) (plan.Preferences, error) {
+	p, err := plan.ParsePreferences(f.preferences)
+	if err != nil {
+		return "", fmt.Errorf("--%s: %v", preferencesFlag, err)
+	}
+	return p, nil
 }
 
 // checkArrival validates the arrival barrier's flags, naming them.

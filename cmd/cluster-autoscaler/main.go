@@ -93,6 +93,10 @@ func main() {
 	if err := checkArrival(ours, autoscalingOpts); err != nil {
 		exitInvalid(err)
 	}
+	preferences, err := checkPreferences(ours)
+	if err != nil {
+		exitInvalid(err)
+	}
 
 	// The scheduler plugins the simulation runs depend on feature gates: DRA
 	// needs its gate when --enable-dynamic-resource-allocation is set.
@@ -127,6 +131,7 @@ func main() {
 		csiZoneKeys:     ours.csiZoneKeys,
 		arrivalTaint:    ours.arrivalTaint,
 		arrivalHold:     ours.arrivalHold,
+		preferences:     preferences,
 	}
 
 	if !leaderElection.LeaderElect {

@@ -78,6 +78,7 @@ type options struct {
 	verbose       verbosity
 	scaleDown     scaleDownFlags
 	arrival       arrivalFlags
+	preferences   preferencesFlag
 	scheduler     schedulerFlags
 }
 
@@ -190,6 +191,7 @@ func (o *options) config(spreadscale bool, expander string) sim.Config {
 		ParallelScaleUp:               o.parallel,
 		ArrivalTaint:                  o.arrival.taint,
 		ArrivalHold:                   o.arrival.hold,
+		Preferences:                   o.preferences.mode,
 		SchedulerConfig:               o.scheduler.config,
 		ScaleDownEnabled:              &o.scaleDown.enabled,
 		ScaleDownUnneededTime:         &o.scaleDown.unneededTime,
@@ -264,6 +266,7 @@ func (o *options) define(fs *flag.FlagSet) {
 	fs.DurationVar(&o.scaleDown.delayAfterAdd, "scale-down-delay-after-add", 10*time.Minute, "cluster-autoscaler's --scale-down-delay-after-add: scale-down cooldown after a scale-up")
 	fs.Float64Var(&o.scaleDown.threshold, "scale-down-utilization-threshold", 0.5, "cluster-autoscaler's --scale-down-utilization-threshold: a node whose CPU and memory requests are both below this share of its allocatable may be removed")
 	o.arrival.define(fs)
+	o.preferences.define(fs)
 	o.scheduler.define(fs)
 	fs.StringVar(&o.output, "o", "table", "output format: table, json or yaml")
 	fs.Var(&o.verbose, "v", "print the logs of cluster-autoscaler, the scheduler and the planner to standard error: -v at level 2 (the plan's decisions), -v=N at level N (5: each pod left pending)")
@@ -303,6 +306,7 @@ func (o *options) problems() []error {
 	}
 	errs = append(errs, o.durationProblems()...)
 	errs = append(errs, o.arrival.problems()...)
+	errs = append(errs, o.preferences.problems()...)
 	errs = append(errs, o.scheduler.problems()...)
 	if err := checkExpanders("--expander", o.expander, true); err != nil {
 		errs = append(errs, err)

@@ -6,6 +6,7 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/spreadscale/spreadscale/arrival"
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/plugin"
 )
 
@@ -66,6 +67,9 @@ type Config struct {
 	// ArrivalHold is --topology-spread-arrival-hold, the longest the
 	// barrier holds a node; 0 means arrival.DefaultHold.
 	ArrivalHold time.Duration
+	// Preferences is --topology-spread-preferences: how spreadscale's plans
+	// treat soft placement terms ("": steer).
+	Preferences plan.Preferences
 	// ScaleDownEnabled is CA's --scale-down-enabled; nil means true (CA's
 	// default).
 	ScaleDownEnabled *bool

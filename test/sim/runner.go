@@ -283,7 +283,7 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 		BuildChain: func(names []string) (expander.Strategy, caerrors.AutoscalerError) {
 			return buildExpanderChain(expanders, strings.Join(names, ","))
 		},
-		Spreadscale: plugin.Options{DeclaredDomains: declaredDomains(s.NodeGroups)},
+		Spreadscale: plugin.Options{DeclaredDomains: declaredDomains(s.NodeGroups), Preferences: cfg.Preferences},
 		Now:         r.clock.Now,
 	})
 	if err != nil {

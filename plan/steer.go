@@ -1,0 +1,249 @@
+package plan
+
+import (
+	"sort"
+	"strings"
+
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/spreadscale/spreadscale/planner"
+)
+
+// steer plans the loop's pods as without their preferences (the base
+// plan), then moves the base plan's new nodes between the domains of the
+// pods' soft spreads (softSpreads): each node goes, one by one, to the
+// domain with the fewest matching pods per node so far (steerCaps). The
+// pods are planned again with those per-domain node counts as limits and
+// their soft spreads as DoNotSchedule spreads, with the smallest maxSkew
+// slack that places them (a binary search: a larger slack only admits
+// more). The steered plan is taken when it places every pod the base plan
+// places, with no more new nodes, no higher cost (costOf) and a lower soft
+// skew (softSkew); otherwise the base plan stands. A preference thus never
+// adds a node, never leaves a pod pending, and the Chooser still picks the
+// group inside each domain. Without hard constraints the base plan is
+// stock CA's business: nil.
+func (l *loop) steer(hard bool) (*planner.Plan, error) {
+	base, err := l.plan(l.in.Pending, nil)
+	if err != nil {
+		return nil, err
+	}
+	baseOrNil := base
+	if !hard {
+		baseOrNil = nil
+	}
+	caps := l.steerCaps(base)
+	if caps == nil {
+		return baseOrNil, nil
+	}
+	spreads := distinctSoftSpreads(l.in.Pending)
+	try := func(slack int32) (*planner.Plan, error) {
+		pods, orig := steerPods(l.in.Pending, slack)
+		p, err := l.plan(pods, caps)
+		if err != nil || !l.keeps(p, base) {
+			return nil, err
+		}
+		restorePods(p, orig)
+		return p, nil
+	}
+	hi := int32(len(l.in.Pending)) + l.mostMatching(spreads)
+	best, err := try(hi)
+	if err != nil || best == nil {
+		return baseOrNil, err
+	}
+	for lo := int32(0); lo < hi; {
+		mid := lo + (hi-lo)/2
+		p, err := try(mid)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			best, hi = p, mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if l.softSkew(best, spreads) >= l.softSkew(base, spreads) {
+		return baseOrNil, nil
+	}
+	return best, nil
+}
+
+// keeps reports whether p places every pod base places, with no more new
+// nodes and no higher cost.
+func (l *loop) keeps(p, base *planner.Plan) bool {
+	if p.TotalNewNodes() > base.TotalNewNodes() || len(p.Placements) < len(base.Placements) {
+		return false
+	}
+	placed := make(map[podID]bool, len(p.Placements))
+	for _, pl := range p.Placements {
+		placed[idOf(pl.Pod)] = true
+	}
+	for _, pl := range base.Placements {
+		if !placed[idOf(pl.Pod)] {
+			return false
+		}
+	}
+	return l.costOf(p).atMost(l.costOf(base))
+}
+
+// podID identifies a pending pod across its planning copies.
+type podID struct{ namespace, name string }
+
+func idOf(pod *apiv1.Pod) podID { return podID{pod.Namespace, pod.Name} }
+
+// steerPods returns pods with steerPod applied, and the original of each
+// copy.
+func steerPods(pods []*apiv1.Pod, slack int32) ([]*apiv1.Pod, map[*apiv1.Pod]*apiv1.Pod) {
+	out := make([]*apiv1.Pod, len(pods))
+	orig := map[*apiv1.Pod]*apiv1.Pod{}
+	for i, pod := range pods {
+		out[i] = steerPod(pod, slack)
+		if out[i] != pod {
+			orig[out[i]] = pod
+		}
+	}
+	return out, orig
+}
+
+// restorePods puts the pending pods back in place of their planning copies.
+func restorePods(p *planner.Plan, orig map[*apiv1.Pod]*apiv1.Pod) {
+	back := func(pod *apiv1.Pod) *apiv1.Pod {
+		if o, ok := orig[pod]; ok {
+			return o
+		}
+		return pod
+	}
+	for i := range p.Placements {
+		p.Placements[i].Pod = back(p.Placements[i].Pod)
+	}
+	for i := range p.Unplaced {
+		p.Unplaced[i].Pod = back(p.Unplaced[i].Pod)
+	}
+	for _, n := range p.Nodes {
+		for i, pod := range n.Pods {
+			n.Pods[i] = back(pod)
+		}
+	}
+}
+
+// softSpread is one soft spread of the pending pods: a key, and the pods it
+// counts.
+type softSpread struct {
+	key       string
+	namespace string
+	selector  labels.Selector
+}
+
+// distinctSoftSpreads returns the pending pods' soft spreads, each once.
+func distinctSoftSpreads(pods []*apiv1.Pod) []softSpread {
+	seen := map[string]bool{}
+	var out []softSpread
+	for _, pod := range pods {
+		for _, c := range softSpreads(pod) {
+			sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+			if err != nil {
+				continue
+			}
+			id := pod.Namespace + "\x00" + c.TopologyKey + "\x00" + sel.String()
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, softSpread{key: c.TopologyKey, namespace: pod.Namespace, selector: sel})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// counts returns, per value of s.key over the loop's known domains (its
+// nodes' and its groups' templates'), the pods s counts there once p is
+// realized.
+func (l *loop) counts(s softSpread, p *planner.Plan) map[string]int {
+	out := map[string]int{}
+	where := map[string]string{}
+	match := func(pod *apiv1.Pod) bool {
+		return pod.Namespace == s.namespace && s.selector.Matches(labels.Set(pod.Labels))
+	}
+	for _, n := range l.u.Nodes {
+		v, ok := n.Labels[s.key]
+		if !ok {
+			continue
+		}
+		where[n.Name] = v
+		out[v] += 0
+		for _, pod := range n.Pods {
+			if match(pod) {
+				out[v]++
+			}
+		}
+	}
+	for _, g := range l.u.Groups {
+		if v, ok := g.Template.Labels[s.key]; ok {
+			out[v] += 0
+		}
+	}
+	if p == nil {
+		return out
+	}
+	for _, n := range p.Nodes {
+		if v, ok := n.Node.Labels[s.key]; ok {
+			where[n.Name] = v
+			out[v] += 0
+		}
+	}
+	for _, pl := range p.Placements {
+		if v, ok := where[pl.Node]; ok && match(pl.Pod) {
+			out[v]++
+		}
+	}
+	return out
+}
+
+// softSkew sums, over spreads, the skew p leaves: the most matching pods in
+// a known domain less the fewest.
+func (l *loop) softSkew(p *planner.Plan, spreads []softSpread) int {
+	total := 0
+	for _, s := range spreads {
+		lo, hi, first := 0, 0, true
+		for _, n := range l.counts(s, p) {
+			if first || n < lo {
+				lo = n
+			}
+			if first || n > hi {
+				hi = n
+			}
+			first = false
+		}
+		total += hi - lo
+	}
+	return total
+}
+
+// mostMatching is the largest number of existing pods a soft spread counts
+// in one domain: a maxSkew slack beyond it and the pending pods' number
+// never rejects a placement.
+func (l *loop) mostMatching(spreads []softSpread) int32 {
+	most := 0
+	for _, s := range spreads {
+		for _, n := range l.counts(s, nil) {
+			most = max(most, n)
+		}
+	}
+	return int32(most)
+}
+
+// domainKey is the tuple of a template's values of keys, "" when it lacks
+// one.
+func domainKey(labels map[string]string, keys []string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		v, ok := labels[k]
+		if !ok {
+			return ""
+		}
+		b.WriteString(k + "=" + v + ",")
+	}
+	return b.String()
+}
