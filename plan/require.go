@@ -38,14 +38,7 @@ func (l *loop) require() (*planner.Plan, []Relaxation, error) {
 			return nil, nil, err
 		}
 		restorePods(p, orig)
-		more := false
-		for _, u := range p.Unplaced {
-			if i, ok := at[idOf(u.Pod)]; ok && dropped[i] < len(rels[i]) {
-				dropped[i]++
-				more = true
-			}
-		}
-		if !more {
+		if !relax(p.Unplaced, at, rels, dropped) {
 			var out []Relaxation
 			for i, pod := range pending {
 				for _, r := range rels[i][:dropped[i]] {
@@ -55,4 +48,35 @@ func (l *loop) require() (*planner.Plan, []Relaxation, error) {
 			return p, out, nil
 		}
 	}
+}
+
+// relax drops the next preference of each unplaced pod that has one left.
+// When none has, but a pod is pending with its preferences all dropped, the
+// requirements of the pods placed before it may be what blocks it (a
+// required anti-affinity is symmetric, and the pods' own terms are only
+// preferred): every pod with a preference left drops its next one. false
+// when nothing was dropped.
+func relax(unplaced []planner.Unplaced, at map[podID]int, rels [][]relaxation, dropped []int) bool {
+	more, blocked := false, false
+	for _, u := range unplaced {
+		i, ok := at[idOf(u.Pod)]
+		switch {
+		case !ok:
+		case dropped[i] < len(rels[i]):
+			dropped[i]++
+			more = true
+		case dropped[i] > 0:
+			blocked = true
+		}
+	}
+	if more || !blocked {
+		return more
+	}
+	for i := range dropped {
+		if dropped[i] < len(rels[i]) {
+			dropped[i]++
+			more = true
+		}
+	}
+	return more
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/test/sim"
 )
 
@@ -277,10 +278,12 @@ func TestScenario5NoConstraintsIdentical(t *testing.T) {
 
 // Scenario 6: replicas with only a ScheduleAnyway zone constraint. Stock CA
 // ignores it (Score plugins do not run in CA) and binpacks all four onto new
-// nodes of one group; spreadscale hands these pods to the binpacking
-// fallback, so it must place every pod stock CA places, and (least-waste
-// tying among the identical groups, then the same seeded pick) in the same
-// group.
+// nodes of one group. spreadscale steers (the default preferences): the
+// same four nodes, one pod each, go to the zones with the fewest replicas,
+// 2/2/2. With --topology-spread-preferences=ignore it hands these pods to
+// CA exactly as stock does (least-waste tying among the identical groups,
+// then the same seeded pick), in the same group. Either way it places every
+// pod stock CA places.
 func TestScenario6ScheduleAnywayNeverPending(t *testing.T) {
 	zones := []zone{
 		{name: "a", nodes: 1, max: 10, milliCPU: 2000, podsAlready: 1},
@@ -289,8 +292,10 @@ func TestScenario6ScheduleAnywayNeverPending(t *testing.T) {
 	}
 	w := workload{app: "front", milliCPU: 1500, pending: 4, spread: 1, action: apiv1.ScheduleAnyway}
 	s := buildScenario(zones, w)
-	stock, spread := run(t, s, stockConfig), run(t, s, spreadConfig)
-	compare(t, "scenario 6", stock, spread)
+	ignore := spreadConfig
+	ignore.Preferences = plan.PreferencesIgnore
+	stock, steered, ignored := run(t, s, stockConfig), run(t, s, spreadConfig), run(t, s, ignore)
+	compare(t, "scenario 6", stock, steered)
 
 	want := outcome{
 		loops:        1,
@@ -301,10 +306,18 @@ func TestScenario6ScheduleAnywayNeverPending(t *testing.T) {
 		podZones:     map[string]int{"a": 1, "b": 5},
 	}
 	t.Run("stock", func(t *testing.T) { want.check(t, stock, w.app) })
-	t.Run("spreadscale", func(t *testing.T) {
-		want.check(t, spread, w.app)
+	t.Run("spreadscale ignore", func(t *testing.T) { want.check(t, ignored, w.app) })
+	t.Run("spreadscale steer", func(t *testing.T) {
+		outcome{
+			loops:        1,
+			scaleUpLoops: 1,
+			scaleUps:     []string{"ng-a 1->2, ng-b 1->2, ng-c 0->2"},
+			groups:       map[string]int{"ng-a": 2, "ng-b": 2, "ng-c": 2},
+			nodeZones:    map[string]int{"a": 2, "b": 2, "c": 2},
+			podZones:     map[string]int{"a": 2, "b": 2, "c": 2},
+		}.check(t, steered, w.app)
 		placed := map[string]bool{}
-		for _, p := range spread.Pods {
+		for _, p := range steered.Pods {
 			placed[p.Name] = true
 		}
 		for _, p := range stock.Pods {
