@@ -182,7 +182,10 @@ func requirePod(pod *apiv1.Pod) *apiv1.Pod {
 // because, as a requirement, it left the pod pending.
 type Relaxation struct {
 	Pod *apiv1.Pod
-	// Removed names the term, as Karpenter's relaxation names it, e.g.
+	// Kind is the kind of term: podAffinity, podAntiAffinity, nodeAffinity
+	// or topologySpreadConstraint.
+	Kind string
+	// Removed names the term by its field path, e.g.
 	// "spec.topologySpreadConstraints[0]".
 	Removed string
 }
@@ -202,6 +205,11 @@ const (
 type relaxation struct {
 	kind  termKind
 	index int
+}
+
+// kindName is the kind's name in a Relaxation.
+func (k termKind) kindName() string {
+	return [...]string{"podAffinity", "podAntiAffinity", "nodeAffinity", "topologySpreadConstraint"}[k]
 }
 
 // String names the term as in the pod's spec.

@@ -42,7 +42,7 @@ func (l *loop) require() (*planner.Plan, []Relaxation, error) {
 			var out []Relaxation
 			for i, pod := range pending {
 				for _, r := range rels[i][:dropped[i]] {
-					out = append(out, Relaxation{Pod: pod, Removed: r.String()})
+					out = append(out, Relaxation{Pod: pod, Kind: r.kind.kindName(), Removed: r.String()})
 				}
 			}
 			return p, out, nil

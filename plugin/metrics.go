@@ -44,6 +44,13 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"cause"})
 
+	relaxedPreferences = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "preferences_relaxed_total",
+		Help: "Preferences that --topology-spread-preferences=require dropped for a pod because, as requirements, they left it " +
+			"pending, by kind: podAffinity, podAntiAffinity, nodeAffinity, topologySpreadConstraint.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
+
 	registerMetrics sync.Once
 )
 
@@ -57,7 +64,7 @@ const (
 // that CA's /metrics serves; NewOrchestrator calls it, more calls are no-ops.
 func RegisterMetrics() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks, degradedPods)
+		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks, degradedPods, relaxedPreferences)
 	})
 }
 
@@ -73,5 +80,8 @@ func recordPlan(plan *plan.LoopPlan, took time.Duration) {
 	}
 	for cause, n := range plan.Plan().Degraded {
 		degradedPods.WithLabelValues(string(cause)).Add(float64(n))
+	}
+	for _, r := range plan.Relaxed() {
+		relaxedPreferences.WithLabelValues(r.Kind).Inc()
 	}
 }

@@ -97,6 +97,7 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 	if rec.plan != nil {
 		took := time.Since(start)
 		recordPlan(rec.plan, took)
+		reportRelaxed(o.ctx.Recorder, rec.plan)
 		logPlan(rec, len(pods), took)
 	}
 	o.current.Set(rec.plan)

@@ -7,6 +7,7 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/plan"
@@ -216,4 +217,16 @@ func addedNodes(plan *plan.LoopPlan, before map[string]int, st *status.ScaleUpSt
 		chosen = chosen || plan.Scales(g.Id())
 	}
 	return added, chosen
+}
+
+// reportRelaxed gives each pod an event for each preference the plan
+// dropped.
+func reportRelaxed(recorder record.EventRecorder, plan *plan.LoopPlan) {
+	if recorder == nil {
+		return
+	}
+	for _, r := range plan.Relaxed() {
+		recorder.Eventf(r.Pod, apiv1.EventTypeNormal, "TopologySpreadPreferenceRelaxed",
+			"planned without %s: as a requirement it left the pod pending (--topology-spread-preferences=require)", r.Removed)
+	}
 }
