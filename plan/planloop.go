@@ -105,12 +105,10 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	if in.Snapshot == nil {
 		return nil, fmt.Errorf("plan: no cluster snapshot")
 	}
-	u, byID, templates, err := universe(in)
+	l, err := newLoop(in)
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{in: in, u: u, byID: byID, templates: templates, facts: planner.NewPodFacts(),
-		cluster: casnapshot.New(in.Snapshot, templates, in.Framework)}
 	in.Snapshot.Fork()
 	defer in.Snapshot.Revert()
 	var plan *planner.Plan
@@ -126,7 +124,7 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	if err != nil || plan == nil {
 		return nil, err
 	}
-	lp := NewLoopPlan(plan, byID, in.CapTotal)
+	lp := NewLoopPlan(plan, l.byID, in.CapTotal)
 	lp.facts, lp.relaxed = l.facts, relaxed
 	logger := klog.Background()
 	if in.Context != nil {
@@ -148,6 +146,16 @@ type loop struct {
 	cluster   *casnapshot.Cluster
 	facts     *planner.PodFacts
 	planned   bool // a plan was made: the snapshot holds its pods
+}
+
+// newLoop builds the loop's universe from in.
+func newLoop(in LoopInputs) (*loop, error) {
+	u, byID, templates, err := universe(in)
+	if err != nil {
+		return nil, err
+	}
+	return &loop{in: in, u: u, byID: byID, templates: templates, facts: planner.NewPodFacts(),
+		cluster: casnapshot.New(in.Snapshot, templates, in.Framework)}, nil
 }
 
 // plan plans pods over the loop's universe with the Chooser's order inside

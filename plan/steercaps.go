@@ -72,7 +72,7 @@ func (b *cappedBudget) Take(group string, n int) {
 // soft spreads' keys with the least load: the pods its spreads count there
 // now plus, per node dealt, the steered pods' mean per new node; ties go to
 // the domain where base has more nodes, then by name. A domain takes no
-// more nodes than its groups' room. nil when no node would move.
+// more nodes than its groups' room. nil when there is nothing to steer.
 func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
 	spreads := distinctSoftSpreads(l.in.Pending)
 	keys := spreadKeys(spreads)
@@ -118,12 +118,7 @@ func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
 		}
 		c.caps[best]++
 	}
-	for _, d := range domains {
-		if c.caps[d] != inBase[d] {
-			return c
-		}
-	}
-	return nil
+	return c
 }
 
 // spreadKeys are the spreads' keys, sorted, each once.
