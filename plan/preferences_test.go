@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 )
 
@@ -132,6 +133,29 @@ func TestSteerFillsTheZonesWithFewestReplicasFirst(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, lp)
 	assert.Equal(t, map[string]int{"ng-b": 1}, newNodes(lp))
+	assert.Len(t, lp.Placed(), 6)
+}
+
+func TestSteerCountsThePodsTheExistingNodesTake(t *testing.T) {
+	// Zones a and b have an empty 2-CPU node each, zone c none; every
+	// replica takes a node of its own. The existing nodes take one replica
+	// each, so zone c gets two of the four new nodes: 2/2/2.
+	in := cluster(t, []group{
+		{id: "ng-a", zone: "a", milliCPU: 2000, max: 5},
+		{id: "ng-b", zone: "b", milliCPU: 2000, max: 5},
+		{id: "ng-c", zone: "c", milliCPU: 2000, max: 5},
+	})
+	for _, zone := range []string{"a", "b"} {
+		n := BuildTestNode("node-"+zone, 2000, 8<<30)
+		n.Labels[apiv1.LabelTopologyZone] = zone
+		SetNodeReadyState(n, true, n.CreationTimestamp.Time)
+		require.NoError(t, in.Snapshot.AddNodeInfo(framework.NewNodeInfo(n, nil)))
+	}
+	in.Pending = replicas(6, 1500, softWeb)
+	lp, err := PlanLoop(in)
+	require.NoError(t, err)
+	require.NotNil(t, lp)
+	assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}, newNodes(lp))
 	assert.Len(t, lp.Placed(), 6)
 }
 

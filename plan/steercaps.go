@@ -70,7 +70,8 @@ func (b *cappedBudget) Take(group string, n int) {
 
 // steerCaps deals base's new nodes, one at a time, to the domain of the
 // soft spreads' keys with the least load: the pods its spreads count there
-// now plus, per node dealt, the steered pods' mean per new node; ties go to
+// before any new node (bound, or placed by base on an existing node) plus,
+// per node dealt, the steered pods' mean per new node; ties go to
 // the domain where base has more nodes, then by name. A domain takes no
 // more nodes than its groups' room. nil when there is nothing to steer.
 func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
@@ -81,6 +82,20 @@ func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
 		return nil
 	}
 	c := &domainCaps{of: map[string]string{}, caps: map[string]int{}, total: total}
+	// The pods the spreads count in each domain before any new node: the
+	// bound ones, and those base places on existing nodes.
+	onExisting := &planner.Plan{}
+	var placedBefore []*apiv1.Pod
+	for _, pl := range base.Placements {
+		if !pl.NewNode {
+			onExisting.Placements = append(onExisting.Placements, pl)
+			placedBefore = append(placedBefore, pl.Pod)
+		}
+	}
+	before := make([]map[string]int, len(spreads))
+	for i, s := range spreads {
+		before[i] = l.counts(s, onExisting)
+	}
 	room, load, inBase := map[string]int{}, map[string]float64{}, map[string]int{}
 	for _, g := range l.u.Groups {
 		d := domainKey(g.Template.Labels, keys)
@@ -91,12 +106,12 @@ func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
 		room[d] += max(g.Max-g.Size, 0)
 		inBase[d] += base.NewNodes[g.Name]
 		if _, ok := load[d]; !ok {
-			for _, s := range spreads {
-				load[d] += float64(l.counts(s, nil)[g.Template.Labels[s.key]])
+			for i, s := range spreads {
+				load[d] += float64(before[i][g.Template.Labels[s.key]])
 			}
 		}
 	}
-	perNode := float64(steeredPods(l.in.Pending)) / float64(total)
+	perNode := float64(steeredPods(l.in.Pending)-steeredPods(placedBefore)) / float64(total)
 	domains := make([]string, 0, len(room))
 	for d := range room {
 		domains = append(domains, d)
