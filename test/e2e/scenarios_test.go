@@ -45,6 +45,9 @@ func TestE2E(t *testing.T) {
 	})
 	t.Run("arrival-late-zone-stock", func(t *testing.T) { staggeredArrival(t, "al-stock", arrivalCase{a: stockCA}) })
 	t.Run("hostname-pool-stock", func(t *testing.T) { hostnamePool(t, "hp-stock", stockCA, false) })
+	// A ScheduleAnyway spread steered by the plan (preferences_test.go).
+	t.Run("soft-spread-spreadscale", func(t *testing.T) { softSpread(t, "sf-ss", spreadscaleCA, true) })
+	t.Run("soft-spread-stock", func(t *testing.T) { softSpread(t, "sf-stock", stockCA, false) })
 	t.Run("unsatisfiable", unsatisfiable)
 	t.Run("redis-statefulsets", redisStatefulSets)
 	// Volumes (volumes_test.go): a replica whose pre-bound PV is in the
