@@ -61,6 +61,19 @@ type jsonVerdict struct {
 	CostPerHour  *float64 `json:"costPerHour"`
 	AllBoundAt   *string  `json:"allBoundAt"`
 	AtRisk       []string `json:"atRisk"`
+	// The soft spreads: the largest skew, the domains left empty, and
+	// every constraint measured, hard and soft.
+	SoftMaxSkew      *int     `json:"softMaxSkew"`
+	SoftEmptyDomains []string `json:"softEmptyDomains"`
+	Spreads          []struct {
+		Workload     string   `json:"workload"`
+		Kind         string   `json:"kind"`
+		TopologyKey  string   `json:"topologyKey"`
+		MaxSkew      *int     `json:"maxSkew"`
+		Skew         int      `json:"skew"`
+		EmptyDomains []string `json:"emptyDomains"`
+		Soft         bool     `json:"soft"`
+	} `json:"spreads"`
 }
 
 type jsonResult struct {

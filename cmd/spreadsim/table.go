@@ -76,6 +76,7 @@ func writeTable(w io.Writer, r *report) error {
 		func() error { return writeGroups(&b, r, cols) },
 		func() error { return writeCost(&b, r.scenario, cols) },
 		func() error { return writeDomains(&b, r, cols, spreads) },
+		func() error { return writeSoftSpreads(&b, r, cols) },
 	} {
 		if err := section(); err != nil {
 			return err
@@ -225,14 +226,15 @@ func loopZero(cols []*namedRun) ([]string, bool) {
 }
 
 // summary is one run's verdict: loops that scaled, final node count, the
-// largest skew over the pending pods' DoNotSchedule constraints (hostname
-// excepted) on the final cluster over the scale-up's domain universe
-// (spreadOutcome), the domains left empty, and the pods left pending.
+// largest skew over the pending pods' DoNotSchedule constraints on the
+// final cluster over the scale-up's domain universe (spreadOutcome), the
+// domains left empty, the same for their soft spreads marked "(soft)",
+// and the pods left pending.
 func summary(sc sim.Scenario, run *namedRun, spreads []*topology.Spread) string {
 	res := run.res
 	loops := res.ScaleUpLoops()
 	o := spreadOutcome(sc, res, spreads)
-	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s%s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), o.skewText(), o.emptyText())
+	s := fmt.Sprintf("%s %d %s, %d nodes, %s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), o.spreadText())
 	if n := len(res.Unschedulable); n > 0 {
 		s += fmt.Sprintf(", %d pending", n)
 	} else if at, ok := res.AllBoundAt(); ok && at > 0 {
@@ -292,11 +294,7 @@ func pendingSpreads(s sim.Scenario) []*topology.Spread {
 		if err != nil || !sp.HasHard() {
 			continue
 		}
-		sig := p.Namespace
-		for _, c := range sp.Hard {
-			sig += fmt.Sprintf("|%s/%d/%s", c.TopologyKey, c.MaxSkew, c.Selector)
-		}
-		if !seen[sig] {
+		if sig := spreadSignature(p.Namespace, sp.Hard); !seen[sig] {
 			seen[sig] = true
 			out = append(out, sp)
 		}
@@ -305,8 +303,8 @@ func pendingSpreads(s sim.Scenario) []*topology.Spread {
 }
 
 // domainKeys are the topology keys of the per-domain tables: the zone key
-// and every key of the pending pods' DoNotSchedule constraints except
-// hostname, each only when some node or template carries it; none when no
+// and every key of the pending pods' DoNotSchedule constraints and soft
+// spreads (softSpreads) except hostname, each only when some node or template carries it; none when no
 // pod was pending.
 func domainKeys(r *report, spreads []*topology.Spread) []string {
 	pending := slices.ContainsFunc(r.scenario.Pods, func(p *apiv1.Pod) bool { return p.Spec.NodeName == "" && counted(p) })
@@ -314,7 +312,7 @@ func domainKeys(r *report, spreads []*topology.Spread) []string {
 		return nil
 	}
 	keys := []string{zoneKey}
-	for _, sp := range spreads {
+	for _, sp := range append(slices.Clip(spreads), softSpreads(r.scenario)...) {
 		for _, c := range sp.Hard {
 			if c.TopologyKey != apiv1.LabelHostname && !slices.Contains(keys, c.TopologyKey) {
 				keys = append(keys, c.TopologyKey)
