@@ -184,6 +184,22 @@ func (w *PodWrapper) AntiAffinity(key string, sel *metav1.LabelSelector) *PodWra
 		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: key}}}})
 }
 
+// PreferredAntiAffinity appends a preferred pod anti-affinity term of
+// weight 100 to the pod's affinity, the rest of it staying: the scheduler
+// prefers a domain of key without a pod matched by sel.
+func (w *PodWrapper) PreferredAntiAffinity(key string, sel *metav1.LabelSelector) *PodWrapper {
+	if w.p.Spec.Affinity == nil {
+		w.p.Spec.Affinity = &v1.Affinity{}
+	}
+	a := w.p.Spec.Affinity
+	if a.PodAntiAffinity == nil {
+		a.PodAntiAffinity = &v1.PodAntiAffinity{}
+	}
+	a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution,
+		v1.WeightedPodAffinityTerm{Weight: 100, PodAffinityTerm: v1.PodAffinityTerm{LabelSelector: sel, TopologyKey: key}})
+	return w
+}
+
 // PodAffinity appends a required pod affinity term to the pod's affinity,
 // the rest of it staying: the pod runs only in a domain of key that
 // already runs a pod matched by sel (of the pod's namespace).
