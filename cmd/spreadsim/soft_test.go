@@ -181,3 +181,65 @@ func TestMatchingPodsTableMarksSoftWorkloads(t *testing.T) {
 		})
 	}
 }
+
+// The soft examples of examples/ run to the end (exit 0: a soft skew over
+// maxSkew fails nothing) and report their soft skew, marked soft, whatever
+// zones the run chose: the JSON verdict's softMaxSkew and softEmptyDomains
+// are those of the replicas per zone its pods ended in (group ng-<x> in
+// zone-<x>),
+// the hard maxSkew stays null, and the table's verdict line and SOFT
+// SPREADS section say the same.
+func TestSoftExamplesReportSoftSkew(t *testing.T) {
+	cases := []struct {
+		file    string
+		kind    string
+		maxSkew string // the SOFT SPREADS table's MAXSKEW
+	}{
+		{"soft-zone-spread-3-zones.yaml", kindSpreadConstraint, "1"},
+		{"preferred-anti-affinity-3-zones.yaml", kindPreferredAnti, "pref"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			args := []string{"-f", "../../examples/" + tc.file, "--compare"}
+			table := mustRun(t, "", args...)
+			var doc jsonSchema
+			decodeStrict(t, []byte(mustRun(t, "", append(args, "-o", "json")...)), &doc)
+			for _, side := range []struct {
+				v   *jsonVerdict
+				res *jsonResult
+			}{{doc.Verdict.Spreadscale, doc.Result}, {doc.Verdict.Stock, doc.Stock}} {
+				require.NotNil(t, side.v, "verdict")
+				require.NotNil(t, side.res, "result")
+				perZone := map[string]int{}
+				for _, p := range side.res.Pods {
+					perZone["zone-"+strings.TrimPrefix(p.NodeGroup, "ng-")]++
+				}
+				top, low, empty := 0, 6, []string{}
+				for _, z := range softZones {
+					top, low = max(top, perZone[z]), min(low, perZone[z])
+					if perZone[z] == 0 {
+						empty = append(empty, z)
+					}
+				}
+				assert.Nil(t, side.v.MaxSkew, "no hard spread: maxSkew null")
+				if assert.NotNil(t, side.v.SoftMaxSkew, "softMaxSkew") {
+					assert.Equal(t, top-low, *side.v.SoftMaxSkew, "softMaxSkew: replicas per zone %v", perZone)
+				}
+				assert.Equal(t, empty, side.v.SoftEmptyDomains, "softEmptyDomains: replicas per zone %v", perZone)
+				if assert.Len(t, side.v.Spreads, 1, "spreads") {
+					sp := side.v.Spreads[0]
+					assert.True(t, sp.Soft, "spreads[0].soft")
+					assert.Equal(t, tc.kind, sp.Kind, "spreads[0].kind")
+					assert.Equal(t, top-low, sp.Skew, "spreads[0].skew")
+				}
+				mark := fmt.Sprintf("max skew %d (soft)", top-low)
+				if len(empty) > 0 {
+					mark += ", " + strings.Join(empty, ", ") + " left empty (soft)"
+				}
+				assert.Contains(t, verdictLine(t, table), mark, "table verdict")
+			}
+			assert.Contains(t, table, "\nSOFT SPREADS\n", "table")
+			assert.Regexp(t, `\nDeployment default/\w+ +topology.kubernetes.io/zone +`+tc.maxSkew+` +skew \d \(soft\)`, table, "SOFT SPREADS row")
+		})
+	}
+}
