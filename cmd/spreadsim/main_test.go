@@ -66,13 +66,13 @@ type jsonVerdict struct {
 	SoftMaxSkew      *int     `json:"softMaxSkew"`
 	SoftEmptyDomains []string `json:"softEmptyDomains"`
 	Spreads          []struct {
-		Workload     string   `json:"workload"`
+		EmptyDomains []string `json:"emptyDomains"`
 		Kind         string   `json:"kind"`
-		TopologyKey  string   `json:"topologyKey"`
 		MaxSkew      *int     `json:"maxSkew"`
 		Skew         int      `json:"skew"`
-		EmptyDomains []string `json:"emptyDomains"`
 		Soft         bool     `json:"soft"`
+		TopologyKey  string   `json:"topologyKey"`
+		Workload     string   `json:"workload"`
 	} `json:"spreads"`
 }
 

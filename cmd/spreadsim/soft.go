@@ -14,31 +14,22 @@ import (
 )
 
 // softSpreads returns the distinct soft spreads of the pods pending at the
-// start, one per namespace and set of constraints, in the form
-// spreadOutcome measures a hard spread: a copy of the pod's Spread whose
-// Hard holds its own ScheduleAnyway constraints (never the scheduler's
-// default constraints, which every pod without constraints of its own
-// gets) and its preferred pod anti-affinity to its own pods
-// (preferredAntiAffinity).
+// start (distinctSpreads), each in the form spreadOutcome measures a hard
+// spread: a copy of the pod's Spread whose Hard holds its soft
+// constraints (softConstraints): its own ScheduleAnyway constraints, never
+// the scheduler's default constraints, which every pod without
+// constraints of its own gets, and its preferred pod anti-affinity to its
+// own pods (preferredAntiAffinity).
 func softSpreads(s sim.Scenario) []*topology.Spread {
-	var out []*topology.Spread
-	seen := map[string]bool{}
-	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" || !counted(p) {
-			continue
-		}
+	return distinctSpreads(s, func(p *apiv1.Pod) *topology.Spread {
 		sp, cs := softConstraints(p)
 		if len(cs) == 0 {
-			continue
+			return nil
 		}
 		soft := *sp
 		soft.Hard, soft.Soft = cs, nil
-		if sig := spreadSignature(p.Namespace, cs); !seen[sig] {
-			seen[sig] = true
-			out = append(out, &soft)
-		}
-	}
-	return out
+		return &soft
+	})
 }
 
 // softConstraints are p's Spread and the constraints of its soft spread:

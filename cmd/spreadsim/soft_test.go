@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/internal/spreadtest"
@@ -63,7 +62,7 @@ func placed(s sim.Scenario, perZone map[string]int) *sim.Result {
 // constraints of its own gets, and a preference about other pods are not
 // soft spreads.
 func TestSoftSpreadsAreMeasuredAndMarked(t *testing.T) {
-	zone := apiv1.LabelTopologyZone
+	zone := zoneKey
 	web := spreadtest.WebLabels()
 	webSel := &metav1.LabelSelector{MatchLabels: web}
 	pod := func() *spreadtest.PodWrapper { return sim.MakePod("web").Labels(web).Requests(1000, 1<<30) }
@@ -159,7 +158,7 @@ func jsonVerdictOf(t *testing.T, v *Verdict) jsonVerdict {
 // the soft spread's selector and marks the workload "(soft)"; a hard spread
 // takes precedence, and pods without either group by their controller.
 func TestMatchingPodsTableMarksSoftWorkloads(t *testing.T) {
-	zone := apiv1.LabelTopologyZone
+	zone := zoneKey
 	web := spreadtest.WebLabels()
 	pod := func() *spreadtest.PodWrapper { return sim.MakePod("web").Labels(web).Requests(1000, 1<<30) }
 	cases := []struct {

@@ -284,14 +284,28 @@ func plural(n int, word string) string {
 // pendingSpreads returns the distinct DoNotSchedule spreads of the pods
 // pending at the start: one per namespace and set of hard constraints.
 func pendingSpreads(s sim.Scenario) []*topology.Spread {
+	return distinctSpreads(s, func(p *apiv1.Pod) *topology.Spread {
+		sp, err := topology.NewSpread(p, nil)
+		if err != nil {
+			return nil
+		}
+		return sp
+	})
+}
+
+// distinctSpreads returns the spreads spreadOf gives the pods pending at
+// the start, in input order, one per namespace and set of constraints of
+// Hard (spreadSignature); a pod it gives none or no Hard constraint is left
+// out.
+func distinctSpreads(s sim.Scenario, spreadOf func(*apiv1.Pod) *topology.Spread) []*topology.Spread {
 	var out []*topology.Spread
 	seen := map[string]bool{}
 	for _, p := range s.Pods {
 		if p.Spec.NodeName != "" || !counted(p) {
 			continue
 		}
-		sp, err := topology.NewSpread(p, nil)
-		if err != nil || !sp.HasHard() {
+		sp := spreadOf(p)
+		if !sp.HasHard() {
 			continue
 		}
 		if sig := spreadSignature(p.Namespace, sp.Hard); !seen[sig] {

@@ -188,10 +188,7 @@ func (w *PodWrapper) AntiAffinity(key string, sel *metav1.LabelSelector) *PodWra
 // weight 100 to the pod's affinity, the rest of it staying: the scheduler
 // prefers a domain of key without a pod matched by sel.
 func (w *PodWrapper) PreferredAntiAffinity(key string, sel *metav1.LabelSelector) *PodWrapper {
-	if w.p.Spec.Affinity == nil {
-		w.p.Spec.Affinity = &v1.Affinity{}
-	}
-	a := w.p.Spec.Affinity
+	a := w.affinity()
 	if a.PodAntiAffinity == nil {
 		a.PodAntiAffinity = &v1.PodAntiAffinity{}
 	}
@@ -204,16 +201,21 @@ func (w *PodWrapper) PreferredAntiAffinity(key string, sel *metav1.LabelSelector
 // the rest of it staying: the pod runs only in a domain of key that
 // already runs a pod matched by sel (of the pod's namespace).
 func (w *PodWrapper) PodAffinity(key string, sel *metav1.LabelSelector) *PodWrapper {
-	if w.p.Spec.Affinity == nil {
-		w.p.Spec.Affinity = &v1.Affinity{}
-	}
-	a := w.p.Spec.Affinity
+	a := w.affinity()
 	if a.PodAffinity == nil {
 		a.PodAffinity = &v1.PodAffinity{}
 	}
 	a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(
 		a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, v1.PodAffinityTerm{LabelSelector: sel, TopologyKey: key})
 	return w
+}
+
+// affinity is the pod's affinity, an empty one set when it has none.
+func (w *PodWrapper) affinity() *v1.Affinity {
+	if w.p.Spec.Affinity == nil {
+		w.p.Spec.Affinity = &v1.Affinity{}
+	}
+	return w.p.Spec.Affinity
 }
 
 // NodeAffinityNotIn sets the pod's required node affinity to the single
