@@ -61,6 +61,19 @@ type jsonVerdict struct {
 	CostPerHour  *float64 `json:"costPerHour"`
 	AllBoundAt   *string  `json:"allBoundAt"`
 	AtRisk       []string `json:"atRisk"`
+	// The soft spreads: the largest skew, the domains left empty, and
+	// every constraint measured, hard and soft.
+	SoftMaxSkew      *int     `json:"softMaxSkew"`
+	SoftEmptyDomains []string `json:"softEmptyDomains"`
+	Spreads          []struct {
+		EmptyDomains []string `json:"emptyDomains"`
+		Kind         string   `json:"kind"`
+		MaxSkew      *int     `json:"maxSkew"`
+		Skew         int      `json:"skew"`
+		Soft         bool     `json:"soft"`
+		TopologyKey  string   `json:"topologyKey"`
+		Workload     string   `json:"workload"`
+	} `json:"spreads"`
 }
 
 type jsonResult struct {

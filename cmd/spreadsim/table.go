@@ -76,6 +76,7 @@ func writeTable(w io.Writer, r *report) error {
 		func() error { return writeGroups(&b, r, cols) },
 		func() error { return writeCost(&b, r.scenario, cols) },
 		func() error { return writeDomains(&b, r, cols, spreads) },
+		func() error { return writeSoftSpreads(&b, r, cols) },
 	} {
 		if err := section(); err != nil {
 			return err
@@ -225,14 +226,15 @@ func loopZero(cols []*namedRun) ([]string, bool) {
 }
 
 // summary is one run's verdict: loops that scaled, final node count, the
-// largest skew over the pending pods' DoNotSchedule constraints (hostname
-// excepted) on the final cluster over the scale-up's domain universe
-// (spreadOutcome), the domains left empty, and the pods left pending.
+// largest skew over the pending pods' DoNotSchedule constraints on the
+// final cluster over the scale-up's domain universe (spreadOutcome), the
+// domains left empty, the same for their soft spreads marked "(soft)",
+// and the pods left pending.
 func summary(sc sim.Scenario, run *namedRun, spreads []*topology.Spread) string {
 	res := run.res
 	loops := res.ScaleUpLoops()
 	o := spreadOutcome(sc, res, spreads)
-	s := fmt.Sprintf("%s %d %s, %d nodes, max skew %s%s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), o.skewText(), o.emptyText())
+	s := fmt.Sprintf("%s %d %s, %d nodes, %s", run.mode, loops, plural(loops, "loop"), len(res.Nodes), o.spreadText())
 	if n := len(res.Unschedulable); n > 0 {
 		s += fmt.Sprintf(", %d pending", n)
 	} else if at, ok := res.AllBoundAt(); ok && at > 0 {
@@ -282,21 +284,31 @@ func plural(n int, word string) string {
 // pendingSpreads returns the distinct DoNotSchedule spreads of the pods
 // pending at the start: one per namespace and set of hard constraints.
 func pendingSpreads(s sim.Scenario) []*topology.Spread {
+	return distinctSpreads(s, func(p *apiv1.Pod) *topology.Spread {
+		sp, err := topology.NewSpread(p, nil)
+		if err != nil {
+			return nil
+		}
+		return sp
+	})
+}
+
+// distinctSpreads returns the spreads spreadOf gives the pods pending at
+// the start, in input order, one per namespace and set of constraints of
+// Hard (spreadSignature); a pod it gives none or no Hard constraint is left
+// out.
+func distinctSpreads(s sim.Scenario, spreadOf func(*apiv1.Pod) *topology.Spread) []*topology.Spread {
 	var out []*topology.Spread
 	seen := map[string]bool{}
 	for _, p := range s.Pods {
 		if p.Spec.NodeName != "" || !counted(p) {
 			continue
 		}
-		sp, err := topology.NewSpread(p, nil)
-		if err != nil || !sp.HasHard() {
+		sp := spreadOf(p)
+		if !sp.HasHard() {
 			continue
 		}
-		sig := p.Namespace
-		for _, c := range sp.Hard {
-			sig += fmt.Sprintf("|%s/%d/%s", c.TopologyKey, c.MaxSkew, c.Selector)
-		}
-		if !seen[sig] {
+		if sig := spreadSignature(p.Namespace, sp.Hard); !seen[sig] {
 			seen[sig] = true
 			out = append(out, sp)
 		}
@@ -305,8 +317,8 @@ func pendingSpreads(s sim.Scenario) []*topology.Spread {
 }
 
 // domainKeys are the topology keys of the per-domain tables: the zone key
-// and every key of the pending pods' DoNotSchedule constraints except
-// hostname, each only when some node or template carries it; none when no
+// and every key of the pending pods' DoNotSchedule constraints and soft
+// spreads (softSpreads) except hostname, each only when some node or template carries it; none when no
 // pod was pending.
 func domainKeys(r *report, spreads []*topology.Spread) []string {
 	pending := slices.ContainsFunc(r.scenario.Pods, func(p *apiv1.Pod) bool { return p.Spec.NodeName == "" && counted(p) })
@@ -314,7 +326,7 @@ func domainKeys(r *report, spreads []*topology.Spread) []string {
 		return nil
 	}
 	keys := []string{zoneKey}
-	for _, sp := range spreads {
+	for _, sp := range append(slices.Clip(spreads), softSpreads(r.scenario)...) {
 		for _, c := range sp.Hard {
 			if c.TopologyKey != apiv1.LabelHostname && !slices.Contains(keys, c.TopologyKey) {
 				keys = append(keys, c.TopologyKey)

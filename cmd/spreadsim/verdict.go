@@ -42,15 +42,45 @@ type Verdict struct {
 	// AtRisk is Result.AtRisk: the hard spreads the order nodes register
 	// can collapse.
 	AtRisk []string `json:"atRisk"`
+	// SoftMaxSkew is MaxSkew of the pending pods' soft spreads (softSpreads:
+	// their own ScheduleAnyway constraints and preferred pod anti-affinity
+	// to their own pods); null when there is none. A soft skew over its
+	// maxSkew is reported, never a failure.
+	SoftMaxSkew *int `json:"softMaxSkew"`
+	// SoftEmptyDomains are the domains some soft spread left empty, sorted.
+	SoftEmptyDomains []string `json:"softEmptyDomains"`
+	// Spreads lists every constraint measured, hard ones first, each with
+	// soft set for a soft one.
+	Spreads []SpreadSkew `json:"spreads"`
 }
 
-// outcome is what the spreads of one run came to: the largest skew, found
-// when some spread has a DoNotSchedule constraint that counts a matching pod, and
-// the domains left empty.
+// outcome is what the spreads of one run came to: the largest skew and
+// the domains left empty of the hard (DoNotSchedule) spreads, the same of
+// the soft ones (softSpreads), and every constraint measured.
 type outcome struct {
+	tally // the hard spreads
+	soft  tally
+	// spreads are the constraints measured, hard ones first.
+	spreads []measured
+}
+
+// tally sums up measured constraints: the largest skew, found when some
+// constraint was measured, and the domains left empty, sorted.
+type tally struct {
 	maxSkew int
 	found   bool
 	empty   []string
+}
+
+// measured is one constraint's skew on a run's final cluster and the
+// domains it left empty, sorted; soft for a soft spread's constraint.
+type measured struct {
+	spread *topology.Spread
+	c      topology.Constraint
+	i      int // c's position in spread.Hard
+	skew   int
+	empty  []string
+	soft   bool
 }
 
 // spreadOutcome measures the spreads on the final cluster of res over the
@@ -62,8 +92,15 @@ type outcome struct {
 // is the matching pods of its fullest domain minus its global minimum
 // (0 when a domain is empty, or when fewer domains than minDomains count).
 // A hostname constraint's skew is taken over the final nodes, with no
-// domain left empty (hostnameSkew).
+// domain left empty (hostnameSkew). spreads are the hard spreads
+// (pendingSpreads); the soft spreads of s (softSpreads) are measured the
+// same way and tallied apart.
 func spreadOutcome(s sim.Scenario, res *sim.Result, spreads []*topology.Spread) outcome {
+	return measureOutcome(s, res, spreads, softSpreads(s))
+}
+
+// measureOutcome is spreadOutcome of the hard spreads and the soft ones.
+func measureOutcome(s sim.Scenario, res *sim.Result, hard, soft []*topology.Spread) outcome {
 	podsOn := map[string][]*apiv1.Pod{}
 	for _, p := range res.BoundPods {
 		podsOn[p.Spec.NodeName] = append(podsOn[p.Spec.NodeName], p)
@@ -79,49 +116,82 @@ func spreadOutcome(s sim.Scenario, res *sim.Result, spreads []*topology.Spread) 
 		}
 	}
 	final := finalUniverse(s, res)
-	empty := map[string]bool{}
 	var out outcome
-	for _, sp := range spreads {
-		u, err := topology.NewUniverse(nil, nil, nil, nil)
-		if err != nil {
-			continue
+	for _, sp := range hard {
+		out.spreads = append(out.spreads, measure(nodes, final, sp, false)...)
+	}
+	for _, sp := range soft {
+		out.spreads = append(out.spreads, measure(nodes, final, sp, true)...)
+	}
+	out.tally, out.soft = tallyOf(out.spreads, false), tallyOf(out.spreads, true)
+	return out
+}
+
+// measure measures every constraint of sp.Hard over nodes (the final
+// nodes with their pods, then the groups' offered templates), hostname
+// constraints over final; a constraint with no domain, or a hostname one
+// that counts no matching pod, is left out.
+func measure(nodes []*topology.Node, final *topology.Universe, sp *topology.Spread, soft bool) []measured {
+	u, err := topology.NewUniverse(nil, nil, nil, nil)
+	if err != nil {
+		return nil
+	}
+	counts := u.Count(sp)
+	domains := make([][]string, len(sp.Hard))
+	for _, n := range nodes {
+		before := make([]int, len(sp.Hard))
+		for i := range sp.Hard {
+			before[i] = counts.Domains(i)
 		}
-		counts := u.Count(sp)
-		domains := make([][]string, len(sp.Hard))
-		for _, n := range nodes {
-			before := make([]int, len(sp.Hard))
-			for i := range sp.Hard {
-				before[i] = counts.Domains(i)
-			}
-			counts.AddNode(n)
-			for i, c := range sp.Hard {
-				if counts.Domains(i) > before[i] {
-					domains[i] = append(domains[i], n.Labels[c.TopologyKey])
-				}
-			}
-		}
+		counts.AddNode(n)
 		for i, c := range sp.Hard {
-			if c.TopologyKey == apiv1.LabelHostname {
-				if skew, ok := hostnameSkew(final, sp, i); ok {
-					out.maxSkew, out.found = max(out.maxSkew, skew), true
-				}
-				continue
+			if counts.Domains(i) > before[i] {
+				domains[i] = append(domains[i], n.Labels[c.TopologyKey])
 			}
-			if len(domains[i]) == 0 {
-				continue
-			}
-			top := 0
-			for _, d := range domains[i] {
-				top = max(top, counts.MatchNum(i, d))
-				if counts.MatchNum(i, d) == 0 {
-					empty[d] = true
-				}
-			}
-			out.maxSkew, out.found = max(out.maxSkew, top-counts.MinMatchNum(i)), true
 		}
 	}
-	out.empty = slices.Sorted(maps.Keys(empty))
+	var out []measured
+	for i, c := range sp.Hard {
+		m := measured{spread: sp, c: c, i: i, soft: soft}
+		if c.TopologyKey == apiv1.LabelHostname {
+			if skew, ok := hostnameSkew(final, sp, i); ok {
+				m.skew = skew
+				out = append(out, m)
+			}
+			continue
+		}
+		if len(domains[i]) == 0 {
+			continue
+		}
+		top := 0
+		for _, d := range domains[i] {
+			top = max(top, counts.MatchNum(i, d))
+			if counts.MatchNum(i, d) == 0 {
+				m.empty = append(m.empty, d)
+			}
+		}
+		slices.Sort(m.empty)
+		m.skew = top - counts.MinMatchNum(i)
+		out = append(out, m)
+	}
 	return out
+}
+
+// tallyOf sums up the measured constraints that are soft, or hard.
+func tallyOf(ms []measured, soft bool) tally {
+	var t tally
+	empty := map[string]bool{}
+	for _, m := range ms {
+		if m.soft != soft {
+			continue
+		}
+		t.maxSkew, t.found = max(t.maxSkew, m.skew), true
+		for _, d := range m.empty {
+			empty[d] = true
+		}
+	}
+	t.empty = slices.Sorted(maps.Keys(empty))
+	return t
 }
 
 // finalUniverse is the final cluster of res with every node group at its
@@ -163,21 +233,38 @@ func hostnameSkew(final *topology.Universe, s *topology.Spread, i int) (int, boo
 	return top - counts.MinMatchNum(i), true
 }
 
-// skewText renders the outcome's skew for the table: "-" without a
+// skewText renders the hard spreads' skew for the table: "-" without a
 // constraint.
-func (o outcome) skewText() string {
-	if !o.found {
+func (t tally) skewText() string {
+	if !t.found {
 		return "-"
 	}
-	return fmt.Sprint(o.maxSkew)
+	return fmt.Sprint(t.maxSkew)
 }
 
-// emptyText is ", <d1>, <d2> left empty", or "" when no domain is.
-func (o outcome) emptyText() string {
-	if len(o.empty) == 0 {
+// emptyText is ", <d1>, <d2> left empty<mark>", or "" when no domain is.
+func (t tally) emptyText(mark string) string {
+	if len(t.empty) == 0 {
 		return ""
 	}
-	return ", " + strings.Join(o.empty, ", ") + " left empty"
+	return ", " + strings.Join(t.empty, ", ") + " left empty" + mark
+}
+
+// spreadText renders the outcome for the verdict line: "max skew <n>"
+// and the domains left empty for the hard spreads, then the same for the
+// soft ones, each marked "(soft)": "max skew 0, max skew 4 (soft),
+// zone-c left empty (soft)"; the hard part is left out when only soft
+// spreads were measured, and "max skew -" stands for none at all.
+func (o outcome) spreadText() string {
+	hard := "max skew " + o.skewText() + o.emptyText("")
+	if !o.soft.found {
+		return hard
+	}
+	soft := fmt.Sprintf("max skew %d (soft)", o.soft.maxSkew) + o.soft.emptyText(" (soft)")
+	if !o.found {
+		return soft
+	}
+	return hard + ", " + soft
 }
 
 // verdictOf is the Verdict of run on scenario s.
@@ -193,6 +280,11 @@ func verdictOf(s sim.Scenario, run *namedRun, spreads []*topology.Spread) *Verdi
 	if o.found {
 		v.MaxSkew = &o.maxSkew
 	}
+	if o.soft.found {
+		v.SoftMaxSkew = &o.soft.maxSkew
+	}
+	v.SoftEmptyDomains = append([]string{}, o.soft.empty...)
+	v.Spreads = spreadSkews(o.spreads)
 	if at, ok := res.AllBoundAt(); ok {
 		text := at.String()
 		v.AllBoundAt = &text

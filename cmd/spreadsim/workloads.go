@@ -22,6 +22,9 @@ type workload struct {
 	// selector picks the pods counted: the pending pods' spread selector;
 	// nil counts the members.
 	selector labels.Selector
+	// soft marks a soft spread's selector (softSelector): the pods have
+	// no DoNotSchedule constraint but a soft one on the key.
+	soft bool
 	// members are the pending pods ("namespace/name").
 	members map[string]bool
 }
@@ -29,7 +32,9 @@ type workload struct {
 // workloadsFor groups the pending pods of s for the table of domain key,
 // in input order. A pod with DoNotSchedule constraints joins the group of
 // its namespace and the selector of its constraint on key (or of its
-// first one); other pods group by controller (the Deployment for the
+// first one); a pod without them but with a soft spread on key
+// (softSelector) joins the group of that selector, its name marked
+// "(soft)"; other pods group by controller (the Deployment for the
 // ReplicaSets it owns), or stand alone.
 func workloadsFor(s sim.Scenario, key string) []*workload {
 	var out []*workload
@@ -50,13 +55,18 @@ func workloadsFor(s sim.Scenario, key string) []*workload {
 				}
 			}
 		}
+		soft := false
+		if sel == nil {
+			sel = softSelector(p, key)
+			soft = sel != nil
+		}
 		k := "owner " + owner
 		if sel != nil {
-			k = "selector " + p.Namespace + " " + sel.String()
+			k = fmt.Sprintf("selector %s %s soft=%t", p.Namespace, sel, soft)
 		}
 		w, ok := byKey[k]
 		if !ok {
-			w = &workload{namespace: p.Namespace, selector: sel, members: map[string]bool{}}
+			w = &workload{namespace: p.Namespace, selector: sel, soft: soft, members: map[string]bool{}}
 			byKey[k] = w
 			out = append(out, w)
 		}
@@ -71,6 +81,9 @@ func workloadsFor(s sim.Scenario, key string) []*workload {
 			w.name = o[0]
 		default:
 			w.name = fmt.Sprintf("pods %s in %s (%s)", w.selector, w.namespace, ownerKinds(o))
+		}
+		if w.soft {
+			w.name += " (soft)"
 		}
 	}
 	return out

@@ -56,6 +56,16 @@ func TestPodMethods(t *testing.T) {
 				assert.Equal(t, []v1.PodAffinityTerm{{TopologyKey: v1.LabelHostname, LabelSelector: db}},
 					aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
 			}},
+		{"preferred anti-affinity adds to the affinity",
+			build.MakePod().AntiAffinity(v1.LabelHostname, db).PreferredAntiAffinity(zone, db).PreferredAntiAffinity(v1.LabelHostname, db),
+			func(t *testing.T, p *v1.Pod) {
+				anti := p.Spec.Affinity.PodAntiAffinity
+				assert.Equal(t, []v1.PodAffinityTerm{{TopologyKey: v1.LabelHostname, LabelSelector: db}}, anti.RequiredDuringSchedulingIgnoredDuringExecution)
+				assert.Equal(t, []v1.WeightedPodAffinityTerm{
+					{Weight: 100, PodAffinityTerm: v1.PodAffinityTerm{TopologyKey: zone, LabelSelector: db}},
+					{Weight: 100, PodAffinityTerm: v1.PodAffinityTerm{TopologyKey: v1.LabelHostname, LabelSelector: db}},
+				}, anti.PreferredDuringSchedulingIgnoredDuringExecution)
+			}},
 		{"tolerations add", build.MakePod().Tolerations(v1.Toleration{Key: "a"}).Tolerations(v1.Toleration{Key: "b"}), func(t *testing.T, p *v1.Pod) {
 			assert.Equal(t, []v1.Toleration{{Key: "a"}, {Key: "b"}}, p.Spec.Tolerations)
 		}},

@@ -184,20 +184,38 @@ func (w *PodWrapper) AntiAffinity(key string, sel *metav1.LabelSelector) *PodWra
 		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: key}}}})
 }
 
+// PreferredAntiAffinity appends a preferred pod anti-affinity term of
+// weight 100 to the pod's affinity, the rest of it staying: the scheduler
+// prefers a domain of key without a pod matched by sel.
+func (w *PodWrapper) PreferredAntiAffinity(key string, sel *metav1.LabelSelector) *PodWrapper {
+	a := w.affinity()
+	if a.PodAntiAffinity == nil {
+		a.PodAntiAffinity = &v1.PodAntiAffinity{}
+	}
+	a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution,
+		v1.WeightedPodAffinityTerm{Weight: 100, PodAffinityTerm: v1.PodAffinityTerm{LabelSelector: sel, TopologyKey: key}})
+	return w
+}
+
 // PodAffinity appends a required pod affinity term to the pod's affinity,
 // the rest of it staying: the pod runs only in a domain of key that
 // already runs a pod matched by sel (of the pod's namespace).
 func (w *PodWrapper) PodAffinity(key string, sel *metav1.LabelSelector) *PodWrapper {
-	if w.p.Spec.Affinity == nil {
-		w.p.Spec.Affinity = &v1.Affinity{}
-	}
-	a := w.p.Spec.Affinity
+	a := w.affinity()
 	if a.PodAffinity == nil {
 		a.PodAffinity = &v1.PodAffinity{}
 	}
 	a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(
 		a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, v1.PodAffinityTerm{LabelSelector: sel, TopologyKey: key})
 	return w
+}
+
+// affinity is the pod's affinity, an empty one set when it has none.
+func (w *PodWrapper) affinity() *v1.Affinity {
+	if w.p.Spec.Affinity == nil {
+		w.p.Spec.Affinity = &v1.Affinity{}
+	}
+	return w.p.Spec.Affinity
 }
 
 // NodeAffinityNotIn sets the pod's required node affinity to the single
