@@ -10,19 +10,19 @@ import (
 	"github.com/spreadscale/spreadscale/test/sim/expect"
 )
 
-// The outcomes of the soft examples pinned below are what the planner
-// makes of them today (issue 41): it does not plan for soft spreads, so
-// every replica lands in one zone. Issue 41's planner change is to end
-// them at 3/3 and 2/2/2: update these values then (matching replicas
-// per zone that has a node, in any order; the new nodes in all).
+// The outcomes of the soft examples under spreadscale's default
+// preferences (steer): the nodes the replicas need anyway, spread over the
+// zones (matching replicas per zone that has a node, in any order; the new
+// nodes in all). Stock CA, and --topology-spread-preferences=ignore, put
+// every replica in one zone.
 var (
 	// softZoneSpreadZones and softZoneSpreadNodes: six 1-CPU web
 	// replicas with a ScheduleAnyway zone spread, maxSkew 1.
-	softZoneSpreadZones = []int{6}
+	softZoneSpreadZones = []int{3, 3}
 	softZoneSpreadNodes = 2
 	// preferredAntiAffinityZones and preferredAntiAffinityNodes: six 2-CPU
 	// cache replicas preferring zones without one another.
-	preferredAntiAffinityZones = []int{6}
+	preferredAntiAffinityZones = []int{2, 2, 2}
 	preferredAntiAffinityNodes = 3
 )
 
