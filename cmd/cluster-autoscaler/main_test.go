@@ -328,6 +328,11 @@ func TestMainRefusesBeforeContactingTheAPIServer(t *testing.T) {
 			wantStderr: []string{"--topology-spread-arrival-hold=0s: must be positive"},
 		},
 		{
+			name:       "preferences mode that does not exist",
+			args:       []string{"--topology-spread-preferences=prefer"},
+			wantStderr: []string{"--topology-spread-preferences", `unknown preferences mode "prefer"`},
+		},
+		{
 			name:       "arrival barrier without spreadscale",
 			args:       []string{"--expander=random", "--estimator=binpacking", "--topology-spread-arrival-taint=startup-taint.cluster-autoscaler.kubernetes.io/arrival"},
 			wantStderr: []string{"--topology-spread-arrival-taint needs spreadscale's planning"},

@@ -30,6 +30,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-v=loud"}, `-v: want a level (0, 1, 2, ...), got "loud"`},
 		{[]string{"--scan-interval", "often"}, `invalid value "often" for flag -scan-interval`},
 		{[]string{"--scan-interval", "0s"}, "--scan-interval 0s: must be positive"},
+		{[]string{"--topology-spread-preferences", "prefer"}, `--topology-spread-preferences: unknown preferences mode "prefer": want steer, require or ignore`},
 		{[]string{"--max-node-provision-time", "-1m"}, "--max-node-provision-time -1m0s: must be positive"},
 		{[]string{"--scale-down-unneeded-time", "-1m"}, "--scale-down-unneeded-time -1m0s: must not be negative"},
 		{[]string{"--scale-down-delay-after-add", "-1s"}, "--scale-down-delay-after-add -1s: must not be negative"},

@@ -11,6 +11,7 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 
+	"github.com/spreadscale/spreadscale/plan"
 	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -68,6 +69,9 @@ func writeTable(w io.Writer, r *report) error {
 	}
 	if r.opts.arrival.taint != "" {
 		fmt.Fprintf(&b, " --topology-spread-arrival-taint=%s", r.opts.arrival.taint)
+	}
+	if m := r.opts.preferences.mode; m != plan.PreferencesSteer {
+		fmt.Fprintf(&b, " --topology-spread-preferences=%s", m)
 	}
 	b.WriteString("\n")
 
