@@ -48,13 +48,13 @@ func (p Preferences) mode() Preferences {
 }
 
 // AnyPreference reports whether, under mode, some pod's preferences shape
-// the plan: under steer a steered term (softSpreads), under require any
-// preference; never under ignore.
+// the plan: under steer a steered term (softSpreads, preferredNodeTerm),
+// under require any preference; never under ignore.
 func AnyPreference(pods []*apiv1.Pod, mode Preferences) bool {
 	for _, pod := range pods {
 		switch mode.mode() {
 		case PreferencesSteer:
-			if len(softSpreads(pod)) > 0 {
+			if len(softSpreads(pod)) > 0 || preferredNodeTerm(pod) != nil {
 				return true
 			}
 		case PreferencesRequire:
@@ -107,12 +107,14 @@ func selectsItself(pod *apiv1.Pod, t apiv1.PodAffinityTerm) bool {
 }
 
 // steerPod returns a copy of pod whose soft spreads (softSpreads) are
-// DoNotSchedule spreads with maxSkew raised by slack, or pod itself when it
-// has none. The copy exists only to plan: the real scheduler scores the
-// original's terms.
-func steerPod(pod *apiv1.Pod, slack int32) *apiv1.Pod {
+// DoNotSchedule spreads with maxSkew raised by slack and, with node, whose
+// heaviest preferred node affinity term is required; pod itself when that
+// changes nothing. The copy exists only to plan: the real scheduler scores
+// the original's terms.
+func steerPod(pod *apiv1.Pod, slack int32, node bool) *apiv1.Pod {
 	soft := softSpreads(pod)
-	if len(soft) == 0 {
+	term := preferredNodeTerm(pod)
+	if len(soft) == 0 && (!node || term == nil) {
 		return pod
 	}
 	cp := pod.DeepCopy()
@@ -128,7 +130,47 @@ func steerPod(pod *apiv1.Pod, slack int32) *apiv1.Pod {
 		kept = append(kept, c)
 	}
 	cp.Spec.TopologySpreadConstraints = kept
+	if node && term != nil {
+		requireNodeTerm(cp, *term)
+	}
 	return cp
+}
+
+// preferredNodeTerm is pod's heaviest preferred node affinity term, nil
+// when it has none of positive weight.
+func preferredNodeTerm(pod *apiv1.Pod) *apiv1.NodeSelectorTerm {
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
+		return nil
+	}
+	terms := a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+	heaviest := terms[order(terms, func(t apiv1.PreferredSchedulingTerm) int32 { return t.Weight })[0]]
+	if heaviest.Weight <= 0 {
+		return nil
+	}
+	return &heaviest.Preference
+}
+
+// requireNodeTerm adds term to every required node affinity term of pod
+// (a copy), creating one when there is none.
+func requireNodeTerm(pod *apiv1.Pod, term apiv1.NodeSelectorTerm) {
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &apiv1.Affinity{}
+	}
+	if pod.Spec.Affinity.NodeAffinity == nil {
+		pod.Spec.Affinity.NodeAffinity = &apiv1.NodeAffinity{}
+	}
+	na := pod.Spec.Affinity.NodeAffinity
+	req := na.RequiredDuringSchedulingIgnoredDuringExecution
+	if req == nil || len(req.NodeSelectorTerms) == 0 {
+		req = &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{{}}}
+	}
+	for i := range req.NodeSelectorTerms {
+		t := &req.NodeSelectorTerms[i]
+		t.MatchExpressions = append(t.MatchExpressions, term.MatchExpressions...)
+		t.MatchFields = append(t.MatchFields, term.MatchFields...)
+	}
+	na.RequiredDuringSchedulingIgnoredDuringExecution = req
 }
 
 // requirePod returns a copy of pod with its preferences planned as
@@ -160,20 +202,9 @@ func requirePod(pod *apiv1.Pod) *apiv1.Pod {
 		}
 		pa.PreferredDuringSchedulingIgnoredDuringExecution = nil
 	}
-	if na := a.NodeAffinity; na != nil && len(na.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
-		terms := na.PreferredDuringSchedulingIgnoredDuringExecution
-		heaviest := terms[order(terms, func(t apiv1.PreferredSchedulingTerm) int32 { return t.Weight })[0]].Preference
-		req := na.RequiredDuringSchedulingIgnoredDuringExecution
-		if req == nil || len(req.NodeSelectorTerms) == 0 {
-			req = &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{{}}}
-		}
-		for i := range req.NodeSelectorTerms {
-			t := &req.NodeSelectorTerms[i]
-			t.MatchExpressions = append(t.MatchExpressions, heaviest.MatchExpressions...)
-			t.MatchFields = append(t.MatchFields, heaviest.MatchFields...)
-		}
-		na.RequiredDuringSchedulingIgnoredDuringExecution = req
-		na.PreferredDuringSchedulingIgnoredDuringExecution = nil
+	if term := preferredNodeTerm(cp); term != nil {
+		requireNodeTerm(cp, *term)
+		cp.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
 	}
 	return cp
 }

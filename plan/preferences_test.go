@@ -244,3 +244,54 @@ func TestParsePreferences(t *testing.T) {
 	_, err := ParsePreferences("prefer")
 	assert.ErrorContains(t, err, `"prefer"`)
 }
+
+// preferZones is a replica of web without a spread that prefers the
+// zones given, each with its weight.
+func preferZones(weights map[string]int32) func(string, int64) *apiv1.Pod {
+	return func(name string, milliCPU int64) *apiv1.Pod {
+		p := web(name, milliCPU)
+		p.Spec.TopologySpreadConstraints = nil
+		var terms []apiv1.PreferredSchedulingTerm
+		for zone, w := range weights {
+			terms = append(terms, apiv1.PreferredSchedulingTerm{Weight: w, Preference: apiv1.NodeSelectorTerm{
+				MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: apiv1.LabelTopologyZone, Operator: apiv1.NodeSelectorOpIn, Values: []string{zone}}}}})
+		}
+		p.Spec.Affinity = &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: terms}}
+		return p
+	}
+}
+
+func TestSteerHonoursPreferredNodeAffinityWeights(t *testing.T) {
+	cases := []struct {
+		name    string
+		weights map[string]int32
+		wantNew map[string]int
+	}{
+		{"one preferred zone", map[string]int32{"b": 50}, map[string]int{"ng-b": 2}},
+		{"the heavier of two zones", map[string]int32{"b": 10, "c": 90}, map[string]int{"ng-c": 2}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := threeEmptyZones(t)
+			in.Pending = replicas(6, 1000, preferZones(tc.weights))
+			lp, err := PlanLoop(in)
+			require.NoError(t, err)
+			require.NotNil(t, lp)
+			assert.Equal(t, tc.wantNew, newNodes(lp))
+			assert.Len(t, lp.Placed(), 6)
+		})
+	}
+}
+
+func TestSteerNeverTradesNodesForANodePreference(t *testing.T) {
+	// Zone b is preferred but its template holds one replica per node: the
+	// two 4-CPU nodes of zone a stay.
+	in := cluster(t, []group{
+		{id: "ng-a", zone: "a", milliCPU: 4000, max: 5},
+		{id: "ng-b", zone: "b", milliCPU: 1000, max: 10},
+	})
+	in.Pending = replicas(6, 1000, preferZones(map[string]int32{"b": 100}))
+	lp, err := PlanLoop(in)
+	require.NoError(t, err)
+	assert.Nil(t, lp, "the base plan is stock CA's")
+}

@@ -7,6 +7,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/spreadscale/spreadscale/planner"
 )
@@ -15,15 +16,17 @@ import (
 // plan), then moves the base plan's new nodes between the domains of the
 // pods' soft spreads (softSpreads): each node goes, one by one, to the
 // domain with the fewest matching pods per node so far (steerCaps). The
-// pods are planned again with those per-domain node counts as limits and
-// their soft spreads as DoNotSchedule spreads, with the smallest maxSkew
-// slack that places them (a binary search: a larger slack only admits
-// more). The steered plan is taken when it places every pod the base plan
-// places, with no more new nodes, no higher cost (costOf) and a lower soft
-// skew (softSkew); otherwise the base plan stands. A preference thus never
-// adds a node, never leaves a pod pending, and the Chooser still picks the
-// group inside each domain. Without hard constraints the base plan is
-// stock CA's business: nil.
+// pods are planned again with those per-domain node counts as limits, their
+// soft spreads as DoNotSchedule spreads with the smallest maxSkew slack
+// that places them (a binary search: a larger slack only admits more), and
+// first with, then without their heaviest preferred node affinity term
+// required. The best-scoring plan (score: a lower soft skew, else a higher
+// preferred node affinity weight) of those that place every pod the base
+// plan places, with no more new nodes and no higher cost (keeps), is taken;
+// the base plan stands unless one scores better. A preference thus never adds a
+// node, never leaves a pod pending, and the Chooser still picks the group
+// inside each domain. Without hard constraints the base plan is stock CA's
+// business: nil.
 func (l *loop) steer(hard bool) (*planner.Plan, error) {
 	base, err := l.plan(l.in.Pending, nil)
 	if err != nil {
@@ -38,8 +41,30 @@ func (l *loop) steer(hard bool) (*planner.Plan, error) {
 		return baseOrNil, nil
 	}
 	spreads := distinctSoftSpreads(l.in.Pending)
+	best, bestScore := baseOrNil, l.score(base, spreads)
+	for _, node := range []bool{true, false} {
+		if node && !anyNodePreference(l.in.Pending) {
+			continue
+		}
+		p, err := l.steerSearch(base, caps, spreads, node)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			continue
+		}
+		if sc := l.score(p, spreads); sc.better(bestScore) {
+			best, bestScore = p, sc
+		}
+	}
+	return best, nil
+}
+
+// steerSearch is the steered plan with the smallest maxSkew slack that
+// keeps base, nil when none does.
+func (l *loop) steerSearch(base *planner.Plan, caps *domainCaps, spreads []softSpread, node bool) (*planner.Plan, error) {
 	try := func(slack int32) (*planner.Plan, error) {
-		pods, orig := steerPods(l.in.Pending, slack)
+		pods, orig := steerPods(l.in.Pending, slack, node)
 		p, err := l.plan(pods, caps)
 		if err != nil || !l.keeps(p, base) {
 			return nil, err
@@ -49,8 +74,8 @@ func (l *loop) steer(hard bool) (*planner.Plan, error) {
 	}
 	hi := int32(len(l.in.Pending)) + l.mostMatching(spreads)
 	best, err := try(hi)
-	if err != nil || best == nil {
-		return baseOrNil, err
+	if err != nil || best == nil || len(spreads) == 0 {
+		return best, err
 	}
 	for lo := int32(0); lo < hi; {
 		mid := lo + (hi-lo)/2
@@ -64,10 +89,57 @@ func (l *loop) steer(hard bool) (*planner.Plan, error) {
 			lo = mid + 1
 		}
 	}
-	if l.softSkew(best, spreads) >= l.softSkew(base, spreads) {
-		return baseOrNil, nil
-	}
 	return best, nil
+}
+
+// steerScore rates a plan as kube-scheduler's scoring would: the soft skew
+// (softSkew) first, lower is better, then the weight of the preferred node
+// affinity terms the placements' nodes match (nodeWeight), higher is
+// better.
+type steerScore struct{ skew, weight int64 }
+
+func (s steerScore) better(o steerScore) bool {
+	return s.skew < o.skew || (s.skew == o.skew && s.weight > o.weight)
+}
+
+func (l *loop) score(p *planner.Plan, spreads []softSpread) steerScore {
+	return steerScore{skew: int64(l.softSkew(p, spreads)), weight: l.nodeWeight(p)}
+}
+
+// nodeWeight sums, over p's placements, the weights of the pod's preferred
+// node affinity terms that its node matches, as the NodeAffinity plugin
+// scores them.
+func (l *loop) nodeWeight(p *planner.Plan) int64 {
+	nodes := map[string]*apiv1.Node{}
+	for _, n := range l.u.Nodes {
+		nodes[n.Name] = n.Node
+	}
+	for _, n := range p.Nodes {
+		nodes[n.Name] = n.Node
+	}
+	var total int64
+	for _, pl := range p.Placements {
+		a := pl.Pod.Spec.Affinity
+		if a == nil || a.NodeAffinity == nil || len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 || nodes[pl.Node] == nil {
+			continue
+		}
+		terms, err := nodeaffinity.NewPreferredSchedulingTerms(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+		if err == nil {
+			total += terms.Score(nodes[pl.Node])
+		}
+	}
+	return total
+}
+
+// anyNodePreference reports whether some pod has a preferred node
+// affinity term.
+func anyNodePreference(pods []*apiv1.Pod) bool {
+	for _, pod := range pods {
+		if preferredNodeTerm(pod) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // keeps reports whether p places every pod base places, with no more new
@@ -95,11 +167,11 @@ func idOf(pod *apiv1.Pod) podID { return podID{pod.Namespace, pod.Name} }
 
 // steerPods returns pods with steerPod applied, and the original of each
 // copy.
-func steerPods(pods []*apiv1.Pod, slack int32) ([]*apiv1.Pod, map[*apiv1.Pod]*apiv1.Pod) {
+func steerPods(pods []*apiv1.Pod, slack int32, node bool) ([]*apiv1.Pod, map[*apiv1.Pod]*apiv1.Pod) {
 	out := make([]*apiv1.Pod, len(pods))
 	orig := map[*apiv1.Pod]*apiv1.Pod{}
 	for i, pod := range pods {
-		out[i] = steerPod(pod, slack)
+		out[i] = steerPod(pod, slack, node)
 		if out[i] != pod {
 			orig[out[i]] = pod
 		}

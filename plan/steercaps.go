@@ -73,15 +73,19 @@ func (b *cappedBudget) Take(group string, n int) {
 // before any new node (bound, or placed by base on an existing node) plus,
 // per node dealt, the steered pods' mean per new node; ties go to
 // the domain where base has more nodes, then by name. A domain takes no
-// more nodes than its groups' room. nil when there is nothing to steer.
+// more nodes than its groups' room. Without soft spreads, only the node
+// count is capped; nil when there is nothing to steer.
 func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
 	spreads := distinctSoftSpreads(l.in.Pending)
 	keys := spreadKeys(spreads)
 	total := base.TotalNewNodes()
-	if len(keys) == 0 || total == 0 {
+	if total == 0 || (len(keys) == 0 && !anyNodePreference(l.in.Pending)) {
 		return nil
 	}
 	c := &domainCaps{of: map[string]string{}, caps: map[string]int{}, total: total}
+	if len(keys) == 0 {
+		return c // the node count only
+	}
 	// The pods the spreads count in each domain before any new node: the
 	// bound ones, and those base places on existing nodes.
 	onExisting := &planner.Plan{}
