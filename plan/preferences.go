@@ -48,13 +48,13 @@ func (p Preferences) mode() Preferences {
 }
 
 // AnyPreference reports whether, under mode, some pod's preferences shape
-// the plan: under steer a steered term (softSpreads, preferredNodeTerm),
+// the plan: under steer a steered term (softSpreads, hasAffinityPreference),
 // under require any preference; never under ignore.
 func AnyPreference(pods []*apiv1.Pod, mode Preferences) bool {
 	for _, pod := range pods {
 		switch mode.mode() {
 		case PreferencesSteer:
-			if len(softSpreads(pod)) > 0 || preferredNodeTerm(pod) != nil {
+			if len(softSpreads(pod)) > 0 || hasAffinityPreference(pod) {
 				return true
 			}
 		case PreferencesRequire:
@@ -107,14 +107,13 @@ func selectsItself(pod *apiv1.Pod, t apiv1.PodAffinityTerm) bool {
 }
 
 // steerPod returns a copy of pod whose soft spreads (softSpreads) are
-// DoNotSchedule spreads with maxSkew raised by slack and, with node, whose
-// heaviest preferred node affinity term is required; pod itself when that
-// changes nothing. The copy exists only to plan: the real scheduler scores
-// the original's terms.
-func steerPod(pod *apiv1.Pod, slack int32, node bool) *apiv1.Pod {
+// DoNotSchedule spreads with maxSkew raised by slack and, with affinity,
+// whose heaviest preferred node affinity and pod affinity terms are
+// required; pod itself when that changes nothing. The copy exists only to
+// plan: the real scheduler scores the original's terms.
+func steerPod(pod *apiv1.Pod, slack int32, affinity bool) *apiv1.Pod {
 	soft := softSpreads(pod)
-	term := preferredNodeTerm(pod)
-	if len(soft) == 0 && (!node || term == nil) {
+	if len(soft) == 0 && (!affinity || !hasAffinityPreference(pod)) {
 		return pod
 	}
 	cp := pod.DeepCopy()
@@ -130,10 +129,38 @@ func steerPod(pod *apiv1.Pod, slack int32, node bool) *apiv1.Pod {
 		kept = append(kept, c)
 	}
 	cp.Spec.TopologySpreadConstraints = kept
-	if node && term != nil {
+	if !affinity {
+		return cp
+	}
+	if term := preferredNodeTerm(cp); term != nil {
 		requireNodeTerm(cp, *term)
 	}
+	if term := preferredPodTerm(cp); term != nil {
+		a := cp.Spec.Affinity.PodAffinity
+		a.RequiredDuringSchedulingIgnoredDuringExecution = append(a.RequiredDuringSchedulingIgnoredDuringExecution, *term)
+	}
 	return cp
+}
+
+// hasAffinityPreference reports whether pod has a preferred node affinity
+// or pod affinity term.
+func hasAffinityPreference(pod *apiv1.Pod) bool {
+	return preferredNodeTerm(pod) != nil || preferredPodTerm(pod) != nil
+}
+
+// preferredPodTerm is pod's heaviest preferred pod affinity term, nil when
+// it has none of positive weight.
+func preferredPodTerm(pod *apiv1.Pod) *apiv1.PodAffinityTerm {
+	a := pod.Spec.Affinity
+	if a == nil || a.PodAffinity == nil || len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
+		return nil
+	}
+	terms := a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+	heaviest := terms[order(terms, func(t apiv1.WeightedPodAffinityTerm) int32 { return t.Weight })[0]]
+	if heaviest.Weight <= 0 {
+		return nil
+	}
+	return &heaviest.PodAffinityTerm
 }
 
 // preferredNodeTerm is pod's heaviest preferred node affinity term, nil

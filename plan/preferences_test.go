@@ -295,3 +295,30 @@ func TestSteerNeverTradesNodesForANodePreference(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, lp, "the base plan is stock CA's")
 }
+
+func TestSteerBringsReplicasNextToThePodsTheyPrefer(t *testing.T) {
+	// A cache runs on a full node in zone c; the web replicas prefer its
+	// zone. The two nodes they need go there.
+	in := threeEmptyZones(t)
+	full := BuildTestNode("node-c", 500, 8<<30)
+	full.Labels[apiv1.LabelTopologyZone] = "c"
+	SetNodeReadyState(full, true, full.CreationTimestamp.Time)
+	cache := BuildTestPod("cache-0", 500, 0)
+	cache.Labels = map[string]string{"app": "cache"}
+	cache.Spec.NodeName = full.Name
+	require.NoError(t, in.Snapshot.AddNodeInfo(framework.NewNodeInfo(full, nil, framework.NewPodInfo(cache, nil))))
+	in.Pending = replicas(6, 1000, func(name string, milliCPU int64) *apiv1.Pod {
+		p := web(name, milliCPU)
+		p.Spec.TopologySpreadConstraints = nil
+		p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []apiv1.WeightedPodAffinityTerm{{Weight: 10,
+				PodAffinityTerm: apiv1.PodAffinityTerm{TopologyKey: apiv1.LabelTopologyZone,
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cache"}}}}}}}
+		return p
+	})
+	lp, err := PlanLoop(in)
+	require.NoError(t, err)
+	require.NotNil(t, lp)
+	assert.Equal(t, map[string]int{"ng-c": 2}, newNodes(lp))
+	assert.Len(t, lp.Placed(), 6)
+}

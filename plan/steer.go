@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,11 +43,11 @@ func (l *loop) steer(hard bool) (*planner.Plan, error) {
 	}
 	spreads := distinctSoftSpreads(l.in.Pending)
 	best, bestScore := baseOrNil, l.score(base, spreads)
-	for _, node := range []bool{true, false} {
-		if node && !anyNodePreference(l.in.Pending) {
+	for _, affinity := range []bool{true, false} {
+		if affinity && !anyAffinityPreference(l.in.Pending) {
 			continue
 		}
-		p, err := l.steerSearch(base, caps, spreads, node)
+		p, err := l.steerSearch(base, caps, spreads, affinity)
 		if err != nil {
 			return nil, err
 		}
@@ -62,9 +63,9 @@ func (l *loop) steer(hard bool) (*planner.Plan, error) {
 
 // steerSearch is the steered plan with the smallest maxSkew slack that
 // keeps base, nil when none does.
-func (l *loop) steerSearch(base *planner.Plan, caps *domainCaps, spreads []softSpread, node bool) (*planner.Plan, error) {
+func (l *loop) steerSearch(base *planner.Plan, caps *domainCaps, spreads []softSpread, affinity bool) (*planner.Plan, error) {
 	try := func(slack int32) (*planner.Plan, error) {
-		pods, orig := steerPods(l.in.Pending, slack, node)
+		pods, orig := steerPods(l.in.Pending, slack, affinity)
 		p, err := l.plan(pods, caps)
 		if err != nil || !l.keeps(p, base) {
 			return nil, err
@@ -93,9 +94,8 @@ func (l *loop) steerSearch(base *planner.Plan, caps *domainCaps, spreads []softS
 }
 
 // steerScore rates a plan as kube-scheduler's scoring would: the soft skew
-// (softSkew) first, lower is better, then the weight of the preferred node
-// affinity terms the placements' nodes match (nodeWeight), higher is
-// better.
+// (softSkew) first, lower is better, then the weight of the preferred
+// affinity terms the placements meet (affinityWeight), higher is better.
 type steerScore struct{ skew, weight int64 }
 
 func (s steerScore) better(o steerScore) bool {
@@ -103,39 +103,88 @@ func (s steerScore) better(o steerScore) bool {
 }
 
 func (l *loop) score(p *planner.Plan, spreads []softSpread) steerScore {
-	return steerScore{skew: int64(l.softSkew(p, spreads)), weight: l.nodeWeight(p)}
+	return steerScore{skew: int64(l.softSkew(p, spreads)), weight: l.affinityWeight(p)}
 }
 
-// nodeWeight sums, over p's placements, the weights of the pod's preferred
-// node affinity terms that its node matches, as the NodeAffinity plugin
-// scores them.
-func (l *loop) nodeWeight(p *planner.Plan) int64 {
+// affinityWeight sums, over p's placements, the weights of the pod's
+// preferred node affinity terms its node matches, as the NodeAffinity
+// plugin scores them, and of its preferred pod affinity terms that another
+// pod, bound or placed, meets in the node's domain.
+func (l *loop) affinityWeight(p *planner.Plan) int64 {
 	nodes := map[string]*apiv1.Node{}
+	var placed []podOnNode
 	for _, n := range l.u.Nodes {
 		nodes[n.Name] = n.Node
+		for _, pod := range n.Pods {
+			placed = append(placed, podOnNode{pod, n.Node})
+		}
 	}
 	for _, n := range p.Nodes {
 		nodes[n.Name] = n.Node
 	}
-	var total int64
+	start := len(placed)
 	for _, pl := range p.Placements {
-		a := pl.Pod.Spec.Affinity
-		if a == nil || a.NodeAffinity == nil || len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 || nodes[pl.Node] == nil {
+		if node := nodes[pl.Node]; node != nil {
+			placed = append(placed, podOnNode{pl.Pod, node})
+		}
+	}
+	var total int64
+	for _, pn := range placed[start:] {
+		a := pn.pod.Spec.Affinity
+		if a == nil {
 			continue
 		}
-		terms, err := nodeaffinity.NewPreferredSchedulingTerms(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-		if err == nil {
-			total += terms.Score(nodes[pl.Node])
+		if a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
+			if terms, err := nodeaffinity.NewPreferredSchedulingTerms(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution); err == nil {
+				total += terms.Score(pn.node)
+			}
+		}
+		if a.PodAffinity != nil {
+			for _, w := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+				if meets(pn, w.PodAffinityTerm, placed) {
+					total += int64(w.Weight)
+				}
+			}
 		}
 	}
 	return total
 }
 
-// anyNodePreference reports whether some pod has a preferred node
-// affinity term.
-func anyNodePreference(pods []*apiv1.Pod) bool {
+// podOnNode is a pod and the node it is on, or will be.
+type podOnNode struct {
+	pod  *apiv1.Pod
+	node *apiv1.Node
+}
+
+// meets reports whether another pod of placed that term selects is in
+// pn's domain of term's key (a term with a namespace selector never is:
+// the namespaces' labels are not known here).
+func meets(pn podOnNode, t apiv1.PodAffinityTerm, placed []podOnNode) bool {
+	v, ok := pn.node.Labels[t.TopologyKey]
+	if !ok || t.NamespaceSelector != nil {
+		return false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+	if err != nil {
+		return false
+	}
+	namespaces := t.Namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{pn.pod.Namespace}
+	}
+	for _, o := range placed {
+		if o.pod != pn.pod && o.node.Labels[t.TopologyKey] == v && slices.Contains(namespaces, o.pod.Namespace) && sel.Matches(labels.Set(o.pod.Labels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyAffinityPreference reports whether some pod has a preferred node
+// affinity or pod affinity term.
+func anyAffinityPreference(pods []*apiv1.Pod) bool {
 	for _, pod := range pods {
-		if preferredNodeTerm(pod) != nil {
+		if hasAffinityPreference(pod) {
 			return true
 		}
 	}
@@ -167,11 +216,11 @@ func idOf(pod *apiv1.Pod) podID { return podID{pod.Namespace, pod.Name} }
 
 // steerPods returns pods with steerPod applied, and the original of each
 // copy.
-func steerPods(pods []*apiv1.Pod, slack int32, node bool) ([]*apiv1.Pod, map[*apiv1.Pod]*apiv1.Pod) {
+func steerPods(pods []*apiv1.Pod, slack int32, affinity bool) ([]*apiv1.Pod, map[*apiv1.Pod]*apiv1.Pod) {
 	out := make([]*apiv1.Pod, len(pods))
 	orig := map[*apiv1.Pod]*apiv1.Pod{}
 	for i, pod := range pods {
-		out[i] = steerPod(pod, slack, node)
+		out[i] = steerPod(pod, slack, affinity)
 		if out[i] != pod {
 			orig[out[i]] = pod
 		}

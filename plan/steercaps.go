@@ -79,7 +79,7 @@ func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
 	spreads := distinctSoftSpreads(l.in.Pending)
 	keys := spreadKeys(spreads)
 	total := base.TotalNewNodes()
-	if total == 0 || (len(keys) == 0 && !anyNodePreference(l.in.Pending)) {
+	if total == 0 || (len(keys) == 0 && !anyAffinityPreference(l.in.Pending)) {
 		return nil
 	}
 	c := &domainCaps{of: map[string]string{}, caps: map[string]int{}, total: total}
