@@ -1,32 +1,23 @@
 package planner
 
-import (
-	v1 "k8s.io/api/core/v1"
-
-	"github.com/spreadscale/spreadscale/topology"
-)
+import "github.com/spreadscale/spreadscale/topology"
 
 // existingState is a node of the universe as a place for pending pods: once
-// a plan opens a domain, a global minimum can rise and a pod the spread kept
-// off an existing node may go there, as the scheduler will put it there.
+// the plan opens a domain, a global minimum can rise and let a pod there.
 type existingState struct {
-	topo *topology.Node
-	// free counts the node's pods and the pods the plan puts there.
-	free  *freeResources
+	topo  *topology.Node
+	free  *freeResources // its pods' and the plan's
 	order int
 }
 
 // existingNodes are the universe's nodes as places for pending pods, in
-// universe order and by name. They are built when the plan first needs
-// them (pending pods did not fit them when the loop started, so a plan
-// without nodes never reads them).
+// universe order and by name, built on first use.
 type existingNodes struct {
 	list   []*existingState
 	byName map[string]*existingState
 }
 
-// existingStates returns the universe's nodes as places for pending pods,
-// building them on first use.
+// existingStates returns p.existing.list, built on first use.
 func (p *planner) existingStates() []*existingState {
 	if p.existing.list == nil {
 		p.existing.list = make([]*existingState, 0, len(p.u.Nodes))
@@ -42,9 +33,4 @@ func (p *planner) existingStates() []*existingState {
 		}
 	}
 	return p.existing.list
-}
-
-// bindExisting places pod on the existing node e.
-func (p *planner) bindExisting(pod *v1.Pod, c *class, e *existingState) error {
-	return p.trackPlacement(pod, c, e.topo, e.free, nil)
 }

@@ -4,15 +4,8 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// A group that can still add a node offers a hard hostname constraint a
-// domain at count 0 (topology.HostnameMinMatch): each node takes at most
-// maxSkew matching pods while the offer lasts. The offer lasts while the
-// plan can still grow such a group; once none can, the scheduler's own
-// minimum over the nodes applies again, and the nodes may take more.
-
-// withdrawOffers ends cnt's new-hostname offers that no group the plan
-// can still grow makes (topology.Counts.WithdrawHostnameOffers): the
-// offer lasts while some group may add a node, as growthLimit decides.
+// withdrawOffers ends cnt's new-hostname offers (topology.HostnameMinMatch)
+// that no group the plan can still grow makes.
 func (p *planner) withdrawOffers(cnt *topology.Counts) {
 	cnt.WithdrawHostnameOffers(p.u.Groups, func(g *topology.Group) bool {
 		gs := p.byGroup[g.Name]
@@ -31,11 +24,9 @@ func hostnameOffered(cnt *topology.Counts) bool {
 	return false
 }
 
-// afterOffers is the number of the class's pods left to plan when shares
-// planned under a new-hostname offer are all placed and the offer has
-// ended since (the plan used up every offering group): the scheduler's own
-// minimum then lets the nodes take more, so the rest is planned anew. It
-// is 0 otherwise.
+// afterOffers is the class's pods left to plan anew when shares planned
+// under a new-hostname offer are placed and the offer has ended (the nodes
+// may then take more); else 0.
 func (cs *classShares) afterOffers(cnt *topology.Counts) int {
 	if cs == nil || !cs.offered || cs.left == nil || cs.placed < cs.target || hostnameOffered(cnt) {
 		return 0

@@ -6,22 +6,13 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// The planner keeps one Counts per spread signature current as it places
-// pods. A placed pod can only change the Counts whose selectors match it,
-// and every pod of a class has the class's namespace and labels: which
-// Counts those are is found once per class and signature
-// (planMemo.countsOf), and a Counts created mid-pass is brought up to date
-// from the placements of the classes it can count (newCounts), not by
-// matching every planned pod.
-
 // placedPod is a pod the plan placed, with its node.
 type placedPod struct {
 	pod  *v1.Pod
 	node *topology.Node
 }
 
-// countPlacement records pod, of class c, placed on n in every Counts that counts
-// it.
+// countPlacement adds pod, of class c, on n to every Counts that counts it.
 func (p *planner) countPlacement(c *class, pod *v1.Pod, n *topology.Node) {
 	for _, cnt := range p.memo.countsOf(c, p.countList) {
 		cnt.AddPod(pod, n)
@@ -29,8 +20,8 @@ func (p *planner) countPlacement(c *class, pod *v1.Pod, n *topology.Node) {
 	c.placed = append(c.placed, placedPod{pod: pod, node: n})
 }
 
-// newCounts returns the Counts of s in the planner's current view: the
-// universe's pods, the planned nodes' domains and the pods placed so far.
+// newCounts returns the Counts of s in the current view, adding the pods
+// placed so far class by class.
 func (p *planner) newCounts(s *topology.Spread) *topology.Counts {
 	cnt := p.u.CountOnce(s)
 	for _, pn := range p.planned {
