@@ -1,27 +1,20 @@
 package shares
 
-// Budgets bound the solver's work. Each bound degrades toward fewer pods
-// placed, never toward a plan that breaks a spread: the caller declares
-// their values (planner/budgets.go), and the Cause of each says which one
-// was reached.
+// Budgets bound the solver's work; each degrades toward fewer pods
+// placed, with a Cause.
 type Budgets struct {
-	// States bounds the exhaustive search per vector: the vectors it
-	// visits, the orders it tries and its robustness checks. Past it the
-	// levels' solution stands (CauseSearch when it places fewer pods).
+	// States bounds the exhaustive search per vector (CauseSearch).
 	States int
-	// NodeStates is States for the per-node model, and Slots its nodes.
-	// Past either, the pods are spread per vector, a hostname cap on each
-	// node (CauseNodes when that places fewer pods).
+	// NodeStates and Slots bound the per-node model's search and nodes
+	// (CauseNodes); past them, pods are spread per vector.
 	NodeStates, Slots int
 	// Robust bounds the check that the levels' solution holds in every
-	// binding order; past it, the solution is taken as it is (it has an
-	// order), and the exhaustive search may still replace it.
+	// binding order.
 	Robust int
-	// Order bounds the search for a binding order of a levels' table once
-	// the greedy walk is stuck (CauseOrder).
+	// Order bounds the search for a binding order (CauseOrder).
 	Order int
-	// BandTuples bounds the combinations of balance bands tried for one
-	// number of pods (CauseBands).
+	// BandTuples bounds the band combinations tried per number of pods
+	// (CauseBands).
 	BandTuples int
 }
 
@@ -30,19 +23,15 @@ type Budgets struct {
 type Cause string
 
 const (
-	// CauseSearch: the exhaustive search per vector reached Budgets.States
-	// (or would: its vectors' bound exceeds it), and the levels' solution
-	// places fewer pods.
+	// CauseSearch: the exhaustive search per vector reached Budgets.States.
 	CauseSearch Cause = "share_search"
-	// CauseNodes: the per-node model reached Budgets.NodeStates or
-	// Budgets.Slots, and the solution per vector places fewer pods.
+	// CauseNodes: the per-node model reached NodeStates or Slots.
 	CauseNodes Cause = "share_nodes"
 	// CauseOrder: the search for a binding order reached Budgets.Order.
 	CauseOrder Cause = "share_order"
 	// CauseBands: the band combinations reached Budgets.BandTuples.
 	CauseBands Cause = "share_bands"
-	// CauseFill: with three or more domain keys, the one-pod-at-a-time
-	// fill missed a lower bound of the bands it was given (a heuristic,
-	// not a budget).
+	// CauseFill: with three or more keys, the greedy fill missed a band's
+	// lower bound (a heuristic, not a budget).
 	CauseFill Cause = "share_fill"
 )

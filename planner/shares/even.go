@@ -2,17 +2,12 @@ package shares
 
 import "math"
 
-// A table the scheduler can bind in some order may still strand pods when
-// it binds in another: kube-scheduler picks nodes by its scores, not by the
-// plan. A table whose combos each take the same fraction of their key
-// values' pods (zone a's pods split between spot and on-demand as all the
-// pods are) leaves every combo room in proportion, so no order exhausts the
-// combos one key value relies on. proportional computes that table on the
-// combos that exist (iterative proportional fitting of the values' pods),
-// and transport rounds it to whole pods within one of it.
+// The scheduler binds in its own order, which can strand pods of a table
+// that only some order binds. A table whose combos take the same fraction
+// of each key value's pods leaves every combo room in proportion:
+// proportional fits it (iterative proportional fitting), and transport
+// rounds it to whole pods.
 
-// proportionalRounds is the number of fitting rounds (each scales every
-// value of both keys; the table converges well before).
 const proportionalRounds = 64
 
 // exact returns bounds that fix each key value's pods to what x gives it.
@@ -34,9 +29,8 @@ func (ls *levelSolver) perValue(kb *keyBounds, x state) []int {
 	return got
 }
 
-// proportional returns, per combo, the whole pods within one of the
-// proportional table with x's pods per key value: [floor, ceil] of the
-// fitted share, within the combo's room.
+// proportional returns, per combo, [floor, ceil] of the fitted table with
+// x's pods per key value, within the combo's room.
 func (ls *levelSolver) proportional(kbs []*keyBounds, x state) [][2]int {
 	p := make([]float64, len(x))
 	for j := range p {
