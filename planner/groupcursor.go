@@ -20,10 +20,6 @@ func (p *planner) groupsByDomain(c *class) [][]*groupState {
 	if cm.groupDomains != nil && cm.groupDomains.costsAt == p.memo.costs {
 		return cm.groupDomains.domains
 	}
-	rank := make([]int, len(p.groups))
-	for _, g := range p.groups {
-		rank[g.rank] = c.groupRank(g)
-	}
 	partition := p.memo.groupPartition(topology.DomainKeys(c.spread), p.groups)
 	domains := make([][]*groupState, len(partition))
 	for i, d := range partition {
@@ -32,7 +28,7 @@ func (p *planner) groupsByDomain(c *class) [][]*groupState {
 			if ca, cb := newNodeCost(a), newNodeCost(b); ca != cb {
 				return ca - cb
 			}
-			return rank[a.rank] - rank[b.rank]
+			return c.groupRank(a) - c.groupRank(b)
 		})
 	}
 	cm.groupDomains = &groupDomains{domains: domains, costsAt: p.memo.costs}

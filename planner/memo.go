@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -55,7 +56,8 @@ type groupMemo struct {
 
 // newPlanMemo returns an empty memo for a pass over groups groups.
 func newPlanMemo(groups int) planMemo {
-	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups)}
+	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups), withRoom: map[string]*withRoom{},
+		combos: map[combosKey]*plannedCombos{}, partitions: map[string][][]*groupState{}}
 }
 
 // nodeAdded records a node added to the Cluster.
@@ -74,20 +76,16 @@ func (m *planMemo) podPlaced(pod *v1.Pod) {
 }
 
 // costDropped records a zero-or-max group opening its Max nodes.
-func (m *planMemo) costDropped() {
-	m.costs++
-}
+func (m *planMemo) costDropped() { m.costs++ }
 
 // limiterRefused records the estimation limiter refusing a node.
-func (m *planMemo) limiterRefused() {
-	m.capacity++
-}
+func (m *planMemo) limiterRefused() { m.capacity++ }
 
 // class returns c's entry, created empty on first use.
 func (m *planMemo) class(c *class) *classMemo {
 	cm, ok := m.classes[c]
 	if !ok {
-		cm = &classMemo{}
+		cm = &classMemo{skips: map[*comboBucket]*bucketSkip{}}
 		m.classes[c] = cm
 	}
 	return cm
@@ -122,22 +120,15 @@ func (m *planMemo) noCapacity(g *groupState, refused func() bool) bool {
 
 // candidateBuffer returns the one buffer of fixed candidates, which
 // releaseCandidates hands back (a pod's are used up before the next's).
-func (m *planMemo) candidateBuffer() []candidate {
-	return m.candidates[:0]
-}
+func (m *planMemo) candidateBuffer() []candidate { return m.candidates[:0] }
 
-func (m *planMemo) releaseCandidates(buf []candidate) {
-	m.candidates = buf[:0]
-}
+func (m *planMemo) releaseCandidates(buf []candidate) { m.candidates = buf[:0] }
 
 // roomFor returns the nodes with room for req, starting from all.
 func (m *planMemo) roomFor(req requests, all []*existingState) *withRoom {
-	if m.withRoom == nil {
-		m.withRoom = map[string]*withRoom{}
-	}
 	w, ok := m.withRoom[req.key]
 	if !ok {
-		w = &withRoom{existing: all}
+		w = &withRoom{existing: slices.Clone(all)}
 		m.withRoom[req.key] = w
 	}
 	return w
@@ -147,9 +138,6 @@ func (m *planMemo) roomFor(req requests, all []*existingState) *withRoom {
 // their values of keys, including the nodes planned since the last call.
 func (m *planMemo) plannedByCombo(keys []string, req requests, planned []*plannedState) *plannedCombos {
 	k := combosKey{keys: strings.Join(keys, "\x00"), request: req.key}
-	if m.combos == nil {
-		m.combos = map[combosKey]*plannedCombos{}
-	}
 	pd, ok := m.combos[k]
 	if !ok {
 		pd = &plannedCombos{keys: keys, byValues: map[string]*comboBucket{}}
@@ -168,9 +156,6 @@ func (m *planMemo) plannedByCombo(keys []string, req requests, planned []*planne
 // groupPartition returns partitionGroups(keys, groups), once per keys.
 func (m *planMemo) groupPartition(keys []string, groups []*groupState) [][]*groupState {
 	k := strings.Join(keys, "\x00")
-	if m.partitions == nil {
-		m.partitions = map[string][][]*groupState{}
-	}
 	out, ok := m.partitions[k]
 	if !ok {
 		out = partitionGroups(keys, groups)
@@ -182,9 +167,6 @@ func (m *planMemo) groupPartition(keys []string, groups []*groupState) [][]*grou
 // skipFor returns c's valid skip position in b.
 func (m *planMemo) skipFor(c *class, b *comboBucket) *bucketSkip {
 	cm := m.class(c)
-	if cm.skips == nil {
-		cm.skips = map[*comboBucket]*bucketSkip{}
-	}
 	sk, ok := cm.skips[b]
 	if !ok {
 		sk = &bucketSkip{}
@@ -242,4 +224,50 @@ func (m *planMemo) cappedReason(c *class, pod *v1.Pod, spec int) *Reason {
 // recordCapped is c's cappedMemo.recordCapped in the current state.
 func (m *planMemo) recordCapped(c *class, pod *v1.Pod, spec int, r *Reason) {
 	m.class(c).capped.recordCapped(pod, spec, r, m.stateFor(c))
+}
+
+// limitKinds are the reasons a limit, not the pod, caused.
+var limitKinds = map[ReasonKind]bool{ReasonMaxSize: true, ReasonClusterLimit: true, ReasonResourceLimit: true}
+
+// planState is what a class's capped reason depends on (see cappedReason).
+type planState struct {
+	version, nodes, antiAffinity, counts int
+}
+
+// cappedMemo is a class's last capped pod: its limit reason, spec
+// (PodFacts.SpecID) and the state then.
+type cappedMemo struct {
+	reason *Reason
+	spec   int
+	at     planState
+}
+
+// recordCapped remembers r, why pod of spec stays unplaced, when a limit
+// caused it.
+func (m *cappedMemo) recordCapped(pod *v1.Pod, spec int, r *Reason, now planState) {
+	if !limitKinds[r.Kind] || topology.HasRequiredPodAffinity(pod) {
+		m.reason = nil
+		return
+	}
+	m.reason, m.at, m.spec = r, now, spec
+}
+
+// cappedReason returns the class's last limit reason when pod has the
+// last capped pod's spec and nothing that could change the outcome
+// changed since: a node added, the class's counts, a pod with required
+// anti-affinity placed, or, for a pod with inter-pod terms, any pod placed.
+// Other pods only take resources, which cannot let a pod fit.
+func (m *cappedMemo) cappedReason(pod *v1.Pod, spec int, now planState) *Reason {
+	if m.reason == nil || spec != m.spec {
+		return nil
+	}
+	at := m.at
+	if hasInterPodTerms(pod) {
+		if at.version != now.version {
+			return nil
+		}
+	} else if at.nodes != now.nodes || at.antiAffinity != now.antiAffinity || at.counts != now.counts {
+		return nil
+	}
+	return m.reason
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -96,44 +97,29 @@ func requestKey(req v1.ResourceList) string {
 // free resources only shrink while a pass plans, so each check rechecks
 // only these and the nodes planned since.
 type withRoom struct {
-	existing     []*existingState
-	ownsExisting bool // false while existing is the planner's own list
-	planned      []*plannedState
-	plannedSeen  int
+	existing    []*existingState
+	planned     []*plannedState
+	plannedSeen int
 }
 
 // existingWithRoom returns the existing nodes with room for req.
 func (p *planner) existingWithRoom(req requests) []*existingState {
 	w := p.memo.roomFor(req, p.existingStates())
-	kept := w.existing[:0]
-	if !w.ownsExisting {
-		kept = nil
-	}
-	for _, e := range w.existing {
-		if e.free.covers(req) {
-			kept = append(kept, e)
-		}
-	}
-	w.existing, w.ownsExisting = kept, true
-	return kept
+	w.existing = slices.DeleteFunc(w.existing, func(e *existingState) bool { return !e.free.covers(req) })
+	return w.existing
 }
 
 // plannedWithRoom returns the planned nodes with room for req, in order.
 func (p *planner) plannedWithRoom(req requests) []*plannedState {
 	w := p.memo.roomFor(req, p.existingStates())
-	kept := w.planned[:0]
-	for _, pn := range w.planned {
-		if pn.free.covers(req) {
-			kept = append(kept, pn)
-		}
-	}
+	w.planned = slices.DeleteFunc(w.planned, func(pn *plannedState) bool { return !pn.free.covers(req) })
 	for _, pn := range p.planned[w.plannedSeen:] {
 		if pn.free.covers(req) {
-			kept = append(kept, pn)
+			w.planned = append(w.planned, pn)
 		}
 	}
-	w.planned, w.plannedSeen = kept, len(p.planned)
-	return kept
+	w.plannedSeen = len(p.planned)
+	return w.planned
 }
 
 // podsThatFit is the number of pods of req f takes, at most limit when

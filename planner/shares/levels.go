@@ -86,7 +86,7 @@ func (ls *levelSolver) solveFor(n int) (state, []int, bool) {
 		for k := range options {
 			bands[k] = options[k][pick[k]]
 		}
-		if x, ok := ls.realize(n, bands); ok && ls.withinBudget(x) {
+		if x, ok := ls.realize(n, bands); ok && (ls.sp.p.NodeBudget < 0 || ls.sp.newNodes(x) <= ls.sp.p.NodeBudget) {
 			order, ok, bounded := ls.sp.bindOrder(x)
 			if ok {
 				return x, order, true
@@ -114,10 +114,6 @@ func nextTuple(pick []int, options [][]band) bool {
 		pick[k] = 0
 	}
 	return false
-}
-
-func (ls *levelSolver) withinBudget(x state) bool {
-	return ls.sp.p.NodeBudget < 0 || ls.sp.newNodes(x) <= ls.sp.p.NodeBudget
 }
 
 // bandsFor returns constraint i's bands n pods can meet, narrowest first,

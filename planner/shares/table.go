@@ -189,7 +189,10 @@ func (sp *space) bindOrder(x state) (order []int, ok, bounded bool) {
 	order = make([]int, 0, want)
 	left := make([][]int, len(sp.cons))
 	for i := range sp.cons {
-		left[i] = sub(slices.Clone(sp.tally(i, x)), sp.index[i].base)
+		left[i] = slices.Clone(sp.tally(i, x))
+		for d, n := range sp.index[i].base {
+			left[i][d] -= n
+		}
 	}
 	for len(order) < want {
 		best, bestLeft := -1, -1
@@ -217,12 +220,4 @@ func (sp *space) bindOrder(x state) (order []int, ok, bounded bool) {
 		}
 	}
 	return order, true, false
-}
-
-// sub returns a - b elementwise (into a).
-func sub(a, b []int) []int {
-	for i := range a {
-		a[i] -= b[i]
-	}
-	return a
 }
