@@ -5,10 +5,8 @@ import (
 )
 
 // PodFacts memoizes what is derived from a pod alone (class, spec,
-// requests) across one loop's planning passes. Pods have the same SpecID
-// exactly when their specs have the same protobuf encoding, so a spec
-// differing only in form gets another id. Pods must not be modified while
-// it is in use; not safe for concurrent use.
+// requests) across a loop's passes; SpecIDs are equal exactly when the
+// specs' encodings are. Not safe for concurrent use.
 type PodFacts struct {
 	byPod       map[*v1.Pod]*podFacts
 	specs       map[string]int // interned encodings

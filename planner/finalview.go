@@ -9,13 +9,10 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// The final view is the scheduler's view once every planned node has
-// registered. A placement holds there when, for each hard constraint, its
-// domain's count exceeds the global minimum by at most maxSkew, counting
-// the existing pods and domains, the planned nodes that hold a pod, every
-// pod the plan places with the same spread (bound one by one into the
-// domain furthest below its final count), and the other matching pods
-// placed before it in queue order.
+// The final view is the scheduler's once every planned node registered. A
+// placement holds there when each hard constraint's skew is within maxSkew
+// counting every pod placed with the same spread and the other matching
+// pods placed before it, over the domains of nodes that hold a pod.
 
 // violation is a placement (its index) that fails in the final view.
 type violation struct {

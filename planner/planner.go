@@ -42,25 +42,15 @@ type planner struct {
 	memo      planMemo
 }
 
-// PlanScaleUp decides which groups to scale and by how much so that the
-// pending pods become schedulable, placing them one by one in queue order.
-// Among the placements the scheduler accepts (the spread on the scheduler
-// view, then Cluster), it prefers: (1) the lowest matching count over the
-// pod's hard non-hostname domains; (2) one that realizes a zero-size
-// domain; (3) fewer new nodes; (4) group order (Request.Rank, else
-// Universe order), then planned-node order. A class whose spread has two
-// or more domain keys follows its shares (classShares); (1)-(4) choose
-// inside each combination.
-//
-// Every placement returned holds in the final view (finalview.go): else
-// the pods are planned again with the nodes so far registered from the
-// start, until a round opens no node beyond them, stops lowering the
-// total excess over maxSkew, or reaches maxRounds; the placements still
-// failing are then taken out (Plan.Degraded).
-//
-// It never adds a node without a pod (except the rest of a zero-or-max
-// group) nor exceeds max sizes or limits; ScheduleAnyway constraints are
-// ignored. The Universe is not modified.
+// PlanScaleUp decides which groups to scale, and by how much, for the
+// pending pods, placed one by one in queue order where the spread and the
+// Cluster accept them, preferring (1) the lowest matching count over the
+// hard non-hostname domains, (2) realizing a zero-size domain, (3) fewer
+// new nodes, (4) group order (Request.Rank), then planned-node order; a
+// class with two or more domain keys follows its shares (classShares).
+// While a placement fails in the final view, the pods are planned again
+// with the nodes so far registered first, until that stops opening nodes,
+// stops helping, or reaches maxRounds; what still fails is taken out.
 func PlanScaleUp(req Request) (*Plan, error) {
 	d, err := DraftScaleUp(req)
 	if err != nil {

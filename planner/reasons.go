@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,9 +109,11 @@ func (d *diagnosis) reason(pod *v1.Pod, byGroup map[string]*groupState) *Reason 
 		return &r
 	}
 	if len(d.clusterErrs) > 0 {
-		r := &Reason{Kind: ReasonDoesNotFit, Group: d.clusterGroups[0]}
-		if untoleratedEverywhere(pod, byGroup, d.clusterGroups) {
-			r.Kind = ReasonUntolerated
+		r := &Reason{Kind: ReasonUntolerated, Group: d.clusterGroups[0]}
+		for _, name := range d.clusterGroups { // untolerated only if every group's taints are
+			if g := byGroup[name]; g == nil || !topology.Untolerated(pod, g.Template) {
+				r.Kind = ReasonDoesNotFit
+			}
 		}
 		parts := make([]string, 0, len(d.clusterErrs))
 		for i := range d.clusterErrs {
@@ -150,27 +153,8 @@ func (d *diagnosis) skewSummary() string {
 	return strings.Join(dedupe(msgs), "; ")
 }
 
-// untoleratedEverywhere reports whether every group that failed the fit
-// check has a NoSchedule/NoExecute taint the pod does not tolerate.
-func untoleratedEverywhere(pod *v1.Pod, byGroup map[string]*groupState, failed []string) bool {
-	for _, name := range failed {
-		g := byGroup[name]
-		if g == nil || !topology.Untolerated(pod, g.Template) {
-			return false
-		}
-	}
-	return true
-}
-
+// dedupe sorts s and drops its repeats.
 func dedupe(s []string) []string {
-	seen := map[string]bool{}
-	out := s[:0]
-	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Strings(out)
-	return out
+	sort.Strings(s)
+	return slices.Compact(s)
 }

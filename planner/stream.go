@@ -7,10 +7,8 @@ import (
 )
 
 // candidateStream yields a pod's candidates lazily in candidate.less
-// order: the fixed ones sorted up front, merged with each combo's planned
-// nodes (which share count, opens and cost, so come in planned order) and
-// each domain's group nodes. Nothing it reads changes while a pod is
-// placed, so the order is that of sorting every candidate.
+// order, merging the sorted fixed ones with each combo's planned nodes
+// (alike, so in planned order) and each domain's group nodes.
 type candidateStream struct {
 	p      *planner
 	c      *class
@@ -44,8 +42,8 @@ type bucketSkip struct {
 
 // pop returns the next candidate, false when there is none.
 func (s *candidateStream) pop() (candidate, bool) {
-	best := -1 // index into combos, or -1 for fixed
 	var bestCand *candidate
+	var taken *bool // the ready flag of the cursor bestCand heads, nil for fixed
 	for s.next < len(s.fixed) && s.fixed[s.next].unchecked {
 		if s.p.valid(s.c, &s.fixed[s.next], nil) {
 			s.fixed[s.next].unchecked = false
@@ -58,33 +56,23 @@ func (s *candidateStream) pop() (candidate, bool) {
 	}
 	for i := range s.combos {
 		d := &s.combos[i]
-		if !d.fill(s.p, s.c, s.req) {
-			continue
-		}
-		if bestCand == nil || d.head.less(bestCand) {
-			best, bestCand = i, &d.head
+		if d.fill(s.p, s.c, s.req) && (bestCand == nil || d.head.less(bestCand)) {
+			bestCand, taken = &d.head, &d.ready
 		}
 	}
-	bestGroup := -1
 	for i := range s.groups {
 		g := &s.groups[i]
-		if !g.fill(s.p, s.c) {
-			continue
-		}
-		if bestCand == nil || g.head.less(bestCand) {
-			bestGroup, bestCand = i, &g.head
+		if g.fill(s.p, s.c) && (bestCand == nil || g.head.less(bestCand)) {
+			bestCand, taken = &g.head, &g.ready
 		}
 	}
 	if bestCand == nil {
 		return candidate{}, false
 	}
 	out := *bestCand
-	switch {
-	case bestGroup >= 0:
-		s.groups[bestGroup].ready = false
-	case best >= 0:
-		s.combos[best].ready = false
-	default:
+	if taken != nil {
+		*taken = false
+	} else {
 		s.next++
 	}
 	return out, true

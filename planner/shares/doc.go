@@ -1,11 +1,6 @@
-// Package shares decides how many of n alike pods each domain vector (one
-// value per domain key) takes, and an order in which kube-scheduler can
-// bind them once every node of the plan has registered; with a hostname
-// constraint, the node of every pod too (its domains are nodes, so one
-// model, space.go, serves both). Every step of the order passes
-// PodTopologySpread's Filter in that final view, with the rules of package
-// topology; no valid plan places more pods (planner/oracle_test.go checks
-// it); among plans placing as many it prefers one that holds in every
-// binding order; its Budgets degrade toward fewer pods placed, each with a
-// Cause, never toward a plan that breaks a spread.
+// Package shares decides how many of n alike pods each domain vector takes
+// (with a hostname constraint, each pod's node), and an order in which
+// kube-scheduler can bind them once the plan's nodes registered, each step
+// passing PodTopologySpread's Filter. No valid plan places more pods
+// (planner/oracle_test.go); Budgets degrade toward fewer pods placed.
 package shares

@@ -2,14 +2,10 @@ package shares
 
 import "github.com/spreadscale/spreadscale/topology"
 
-// The shares by balance levels, in polynomial time. Each counting
-// constraint gets a band (a level, and a width up to maxSkew): every known
-// domain ends with at least level matching pods, and a receiving domain
-// with at most level+width, so each passes the skew rule in the final
-// view (below minDomains known domains the level is 0). Per key the bands
-// bound each value's pods; with at most two keys, pods per combo within
-// them are a min-cost flow (new-node room costs 1), else a greedy fill.
-// Narrow bands first, then higher levels, then more pods.
+// The shares by balance levels, in polynomial time: each counting
+// constraint gets a band (a level and a width up to maxSkew): every known
+// domain ends with at least level pods, a receiving one with at most
+// level+width, so each passes the skew rule in the final view.
 
 // band is one counting constraint's balance target.
 type band struct{ level, width int }
