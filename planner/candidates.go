@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -234,28 +235,20 @@ func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedS
 	return cand
 }
 
-// compareCandidates orders candidates by less.
-func compareCandidates(a, b candidate) int {
-	switch {
-	case a.less(&b):
-		return -1
-	case b.less(&a):
+// compareCandidates orders candidates by count, then the one that opens a
+// domain first, then cost and rank.
+func compareCandidates(a, b candidate) int { return a.compare(&b) }
+
+func (a *candidate) less(b *candidate) bool { return a.compare(b) < 0 }
+
+func (a *candidate) compare(b *candidate) int {
+	if a.count == b.count && a.opens != b.opens {
+		if a.opens {
+			return -1
+		}
 		return 1
 	}
-	return 0
-}
-
-func (a *candidate) less(b *candidate) bool {
-	if a.count != b.count {
-		return a.count < b.count
-	}
-	if a.opens != b.opens {
-		return a.opens
-	}
-	if a.cost != b.cost {
-		return a.cost < b.cost
-	}
-	return a.rank < b.rank
+	return cmp.Or(cmp.Compare(a.count, b.count), cmp.Compare(a.cost, b.cost), cmp.Compare(a.rank, b.rank))
 }
 
 // templateNode is the node g would add next (the same until g adds it; not

@@ -96,9 +96,3 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 	}
 	return c
 }
-
-// hasInterPodTerms reports whether pod has required pod affinity or
-// anti-affinity terms.
-func hasInterPodTerms(pod *v1.Pod) bool {
-	return topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod)
-}

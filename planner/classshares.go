@@ -36,17 +36,12 @@ func (cs *classShares) mayExceed() bool {
 	return cs != nil && cs.left != nil && cs.placed < cs.target
 }
 
-// comboKey is ComboKey of node's labels.
-func comboKey(node *v1.Node, keys []string) (string, bool) {
-	return topology.ComboKey(node.Labels, keys)
-}
-
 // admits reports whether the class may place a pod on node.
 func (cs *classShares) admits(node *v1.Node) bool {
 	if cs == nil || cs.left == nil || cs.suspended {
 		return true
 	}
-	k, ok := comboKey(node, cs.keys)
+	k, ok := topology.ComboKey(node.Labels, cs.keys)
 	return ok && cs.admitsCombo(k)
 }
 
@@ -87,7 +82,7 @@ func (cs *classShares) take(node *v1.Node) {
 	}
 	cs.follow(node)
 	cs.placed++
-	if k, ok := comboKey(node, cs.keys); ok && cs.left[k] > 0 {
+	if k, ok := topology.ComboKey(node.Labels, cs.keys); ok && cs.left[k] > 0 {
 		cs.left[k]--
 	}
 }
@@ -99,7 +94,7 @@ func (cs *classShares) follow(node *v1.Node) {
 		return
 	}
 	st := &cs.order[cs.placed]
-	k, _ := comboKey(node, cs.keys)
+	k, _ := topology.ComboKey(node.Labels, cs.keys)
 	opened, isOpened := cs.opened[st.slot]
 	switch {
 	case k != st.combo, st.node != "" && node.Name != st.node, st.group != "" && isOpened && node.Name != opened:

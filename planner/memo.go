@@ -262,7 +262,7 @@ func (m *cappedMemo) cappedReason(pod *v1.Pod, spec int, now planState) *Reason 
 		return nil
 	}
 	at := m.at
-	if hasInterPodTerms(pod) {
+	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) {
 		if at.version != now.version {
 			return nil
 		}

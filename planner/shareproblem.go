@@ -104,7 +104,7 @@ func (b *shareBuild) vectorOf(s *topology.Spread, node *v1.Node) int {
 	if !s.CarriesKeys(node) || !s.IncludedByAll(node) || !s.MatchesNodeAffinity(node) || topology.Untolerated(s.Pod, node) {
 		return -1
 	}
-	k, _ := comboKey(node, b.Keys)
+	k, _ := topology.ComboKey(node.Labels, b.Keys)
 	for j, key := range b.combo {
 		if key == k {
 			return j

@@ -61,9 +61,6 @@ func (sp *space) buildIndex() {
 	}
 }
 
-// domainOf is cell q's domain of constraint k.
-func (sp *space) domainOf(k, q int) string { return sp.index[k].names[sp.index[k].value[q]] }
-
 // tally returns the count of every domain of constraint k with s placed
 // (scratch space, valid until the next use of the index).
 func (sp *space) tally(k int, s state) []int {

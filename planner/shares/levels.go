@@ -1,6 +1,10 @@
 package shares
 
-import "github.com/spreadscale/spreadscale/topology"
+import (
+	"slices"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
 
 // The shares by balance levels, in polynomial time: each counting
 // constraint gets a band (a level and a width up to maxSkew): every known
@@ -142,7 +146,7 @@ func (ls *levelSolver) bandsFor(i, n int) []band {
 
 // topLevel is the highest level whose lower bounds n pods can pay for.
 func (ls *levelSolver) topLevel(i, n int) int {
-	lo, hi := 0, n+maxInt(ls.sp.index[i].base)+1
+	lo, hi := 0, n+slices.Max(ls.sp.index[i].base)+1
 	for lo < hi {
 		m := (lo + hi + 1) / 2
 		if s, _, _ := ls.sums(i, band{m, 1}); s <= n {
@@ -152,14 +156,6 @@ func (ls *levelSolver) topLevel(i, n int) int {
 		}
 	}
 	return lo
-}
-
-func maxInt(xs []int) int {
-	m := 0
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }
 
 // sums are the sums of band b's bounds over constraint i's domains; ok is

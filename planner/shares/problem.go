@@ -124,8 +124,10 @@ func Solve(p *Problem) Solution {
 	}
 	fits, robust := vs.searchAffordable(), p.Budgets.Robust
 	if fits && (score.pods < p.Pods || !vs.robustWithin(x, &robust)) {
+		// The search's answer (balanced) replaces the levels' when it places
+		// more pods, or as many no less evenly.
 		ex, exScore, exOrder, err := vs.search()
-		if err == nil && vs.refines(ex, exScore, score) {
+		if err == nil && (exScore.pods > score.pods || exScore.pods == score.pods && exScore.imbalance <= score.imbalance) {
 			return vs.solution(vs, ex, exOrder, "")
 		}
 		fits = err == nil
@@ -134,16 +136,6 @@ func Solve(p *Problem) Solution {
 		bounded = cmp.Or(bounded, CauseSearch)
 	}
 	return vs.solution(vs, x, order, cmp.Or(cause, bounded))
-}
-
-// refines reports whether the search's ex may replace the levels': as
-// many pods or more, no less even, and balanced over the known domains
-// (which the search alone does not ensure).
-func (vs *space) refines(ex state, exScore, levels score) bool {
-	if exScore.pods < levels.pods || exScore.pods == levels.pods && exScore.imbalance > levels.imbalance {
-		return false
-	}
-	return vs.balanced(ex)
 }
 
 // solution turns space sp's answer t into a Solution.
@@ -181,7 +173,7 @@ func (vs *space) blocked(x state) []Block {
 			if br := vs.breaks(k, x, x, j, true); br.broken {
 				con := vs.cons[k]
 				out[j].Rejection = &topology.Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey,
-					Domain: vs.domainOf(k, j), MatchNum: br.match, SelfMatch: con.Self, MinMatch: br.min,
+					Domain: vs.index[k].names[vs.index[k].value[j]], MatchNum: br.match, SelfMatch: con.Self, MinMatch: br.min,
 					MaxSkew: int32(con.MaxSkew)}
 				break
 			}
@@ -197,3 +189,39 @@ func total(s state) int {
 	}
 	return n
 }
+
+// Budgets bound the solver's work; each degrades toward fewer pods
+// placed, with a Cause.
+type Budgets struct {
+	// States bounds the exhaustive search per vector (CauseSearch).
+	States int
+	// NodeStates and Slots bound the per-node model's search and nodes
+	// (CauseNodes); past them, pods are spread per vector.
+	NodeStates, Slots int
+	// Robust bounds the check that the levels' solution holds in every
+	// binding order.
+	Robust int
+	// Order bounds the search for a binding order (CauseOrder).
+	Order int
+	// BandTuples bounds the band combinations tried per number of pods
+	// (CauseBands).
+	BandTuples int
+}
+
+// Cause names the bound that left pods unplaced which an unbounded solver
+// might have placed.
+type Cause string
+
+const (
+	// CauseSearch: the exhaustive search per vector reached Budgets.States.
+	CauseSearch Cause = "share_search"
+	// CauseNodes: the per-node model reached NodeStates or Slots.
+	CauseNodes Cause = "share_nodes"
+	// CauseOrder: the search for a binding order reached Budgets.Order.
+	CauseOrder Cause = "share_order"
+	// CauseBands: the band combinations reached Budgets.BandTuples.
+	CauseBands Cause = "share_bands"
+	// CauseFill: with three or more keys, the greedy fill missed a band's
+	// lower bound (a heuristic, not a budget).
+	CauseFill Cause = "share_fill"
+)
