@@ -8,8 +8,7 @@ import (
 
 // classShares are the pods per combo (topology.DomainKeys values) that
 // package shares gives a class with two or more domain keys: its pods go
-// only to combos with share left, in the solver's order. A nil left admits
-// every combo.
+// only to combos with share left, in the solver's order.
 type classShares struct {
 	keys           []string
 	left           map[string]int
@@ -33,12 +32,12 @@ type shareStep struct {
 // mayExceed reports whether a pod may be placed past the shares: only
 // below their total, since a combo's room is an estimate.
 func (cs *classShares) mayExceed() bool {
-	return cs != nil && cs.left != nil && cs.placed < cs.target
+	return cs != nil && cs.placed < cs.target
 }
 
 // admits reports whether the class may place a pod on node.
 func (cs *classShares) admits(node *v1.Node) bool {
-	if cs == nil || cs.left == nil || cs.suspended {
+	if cs == nil || cs.suspended {
 		return true
 	}
 	k, ok := topology.ComboKey(node.Labels, cs.keys)
@@ -48,7 +47,7 @@ func (cs *classShares) admits(node *v1.Node) bool {
 // admitsCombo reports whether the class may place a pod in the combo key.
 func (cs *classShares) admitsCombo(key string) bool {
 	switch {
-	case cs == nil || cs.left == nil || cs.suspended:
+	case cs == nil || cs.suspended:
 		return true
 	case cs.placed < len(cs.order):
 		return cs.order[cs.placed].combo == key
@@ -59,7 +58,7 @@ func (cs *classShares) admitsCombo(key string) bool {
 // admitsNode reports whether the next step allows node (a new node of
 // newGroup when set); admits checks the combo.
 func (cs *classShares) admitsNode(node *v1.Node, newGroup string) bool {
-	if cs == nil || cs.left == nil || cs.suspended || cs.placed >= len(cs.order) {
+	if cs == nil || cs.suspended || cs.placed >= len(cs.order) {
 		return true
 	}
 	st := &cs.order[cs.placed]
@@ -77,7 +76,7 @@ func (cs *classShares) admitsNode(node *v1.Node, newGroup string) bool {
 
 // take records a pod placed on node.
 func (cs *classShares) take(node *v1.Node) {
-	if cs == nil || cs.left == nil {
+	if cs == nil {
 		return
 	}
 	cs.follow(node)

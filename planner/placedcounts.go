@@ -64,7 +64,7 @@ func hostnameOffered(cnt *topology.Counts) bool {
 // under a new-hostname offer are placed and the offer has ended (the nodes
 // may then take more); else 0.
 func (cs *classShares) afterOffers(cnt *topology.Counts) int {
-	if cs == nil || !cs.offered || cs.left == nil || cs.placed < cs.target || hostnameOffered(cnt) {
+	if cs == nil || !cs.offered || cs.placed < cs.target || hostnameOffered(cnt) {
 		return 0
 	}
 	return cs.n - cs.placed

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -166,11 +167,8 @@ func opensBeyond(nodes, preopen map[string]int) bool {
 
 // mergeNodes returns, per group, the larger of a's and b's node counts.
 func mergeNodes(a, b map[string]int) map[string]int {
-	out := make(map[string]int, len(a)+len(b))
+	out := maps.Clone(b)
 	for g, n := range a {
-		out[g] = n
-	}
-	for g, n := range b {
 		out[g] = max(out[g], n)
 	}
 	return out

@@ -18,13 +18,12 @@ import (
 // by pod, a spread over two or more keys can strand later pods.
 func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	b := p.shareProblem(c, pod, n)
-	cs := &classShares{keys: b.Keys, n: n, offered: hostnameOffered(c.counts)}
 	sol := shares.Solve(b.Problem)
+	cs := &classShares{keys: b.Keys, n: n, offered: hostnameOffered(c.counts), left: map[string]int{}, target: sol.Placed}
 	if l := p.req.logger().V(5); l.Enabled() {
 		l.Info("Shares planned", "pod", klog.KObj(pod), "pods", n, "placed", sol.Placed,
 			"domains", b.domains(), "counts", sol.Counts, "perNode", b.PerNode, "degraded", sol.Degraded)
 	}
-	cs.left, cs.target = map[string]int{}, sol.Placed
 	for _, st := range sol.Order {
 		cs.order = append(cs.order, shareStep{combo: b.combo[st.Vector], node: st.Node, group: st.Group, slot: st.Slot})
 	}

@@ -96,17 +96,19 @@ func newVectorSpace(p *Problem) *space {
 		}
 	}
 	for j, v := range p.Vectors {
-		sp.cells = append(sp.cells, cell{vector: j, free: v.Free, groups: v.Groups, domain: sp.vectorDomains(j)})
+		sp.cells = append(sp.cells, cell{vector: j, free: v.Free, groups: v.Groups, domain: sp.vectorDomains(j, "")})
 	}
 	sp.vs = sp
 	sp.buildIndex()
 	return sp
 }
 
-// vectorDomains is vector j's domain of each constraint of the space.
-func (sp *space) vectorDomains(j int) []string {
+// vectorDomains is vector j's domain of each constraint of the space, host
+// that of a hostname constraint.
+func (sp *space) vectorDomains(j int, host string) []string {
 	out := make([]string, len(sp.cons))
 	for k, con := range sp.cons {
+		out[k] = host
 		if !con.hostname() {
 			out[k] = sp.p.Vectors[j].Values[sort.SearchStrings(sp.p.Keys, con.TopologyKey)]
 		}
@@ -142,27 +144,16 @@ func newNodeSpace(p *Problem, vs *space) (*space, Cause) {
 		return nil, CauseNodes
 	}
 	for q, n := range sp.nodes {
-		c := cell{vector: n.Vector, free: n.Room, optional: n.Kind == Optional, domain: sp.vectorDomains(n.Vector)}
-		if n.Kind == New {
+		c, host := cell{vector: n.Vector, free: n.Room, optional: n.Kind == Optional}, n.Host
+		if n.Kind == New { // a hostname no node has
 			c.free, c.groups = 0, []Group{{Name: n.Group, PerNode: n.Room, Nodes: 1, FirstCost: 1, Room: n.Room}}
+			host = fmt.Sprintf("\x00new-%d", q)
 		}
-		for k, con := range sp.cons {
-			if con.hostname() {
-				c.domain[k] = nodeDomain(n, q)
-			}
-		}
+		c.domain = sp.vectorDomains(n.Vector, host)
 		sp.cells = append(sp.cells, c)
 	}
 	sp.buildIndex()
 	return sp, ""
-}
-
-// nodeDomain is node n's hostname domain (a unique value for a new node).
-func nodeDomain(n Node, q int) string {
-	if n.Kind == New {
-		return fmt.Sprintf("\x00new-%d", q)
-	}
-	return n.Host
 }
 
 // canonical sorts each segment of alike new nodes, most pods first.
