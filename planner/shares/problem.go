@@ -115,7 +115,7 @@ func Solve(p *Problem) Solution {
 	if p.PerNode {
 		ns, c := newNodeSpace(p, vs)
 		if ns != nil {
-			if t, _, nodeOrder, err := ns.search(); err == nil {
+			if t, nodeOrder, err := ns.search(); err == nil {
 				return vs.solution(ns, t, nodeOrder, "")
 			}
 			c = CauseNodes
@@ -126,9 +126,11 @@ func Solve(p *Problem) Solution {
 	if fits && (score.pods < p.Pods || !vs.robustWithin(x, &robust)) {
 		// The search's answer (balanced) replaces the levels' when it places
 		// more pods, or as many no less evenly.
-		ex, exScore, exOrder, err := vs.search()
-		if err == nil && (exScore.pods > score.pods || exScore.pods == score.pods && exScore.imbalance <= score.imbalance) {
-			return vs.solution(vs, ex, exOrder, "")
+		ex, exOrder, err := vs.search()
+		if err == nil {
+			if s := vs.score(ex); s.pods > score.pods || s.pods == score.pods && s.imbalance <= score.imbalance {
+				return vs.solution(vs, ex, exOrder, "")
+			}
 		}
 		fits = err == nil
 	}

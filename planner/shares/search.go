@@ -10,9 +10,9 @@ var errTooLarge = errors.New("shares: search budget reached")
 
 // search returns the best vector the pods reach one step at a time in the
 // planning view (step) that holds, is balanced and has a binding order in
-// the final view, with its score and that order. Vectors are enumerated
-// depth first; ties keep the order first reached.
-func (sp *space) search() (state, score, []int, error) {
+// the final view, and that order. Vectors are enumerated depth first; ties
+// keep the order first reached.
+func (sp *space) search() (state, []int, error) {
 	start := make(state, len(sp.cells))
 	seen := map[string]bool{start.key(): true}
 	stack := []state{start}
@@ -35,7 +35,7 @@ func (sp *space) search() (state, score, []int, error) {
 				continue
 			}
 			if len(seen) >= sp.limit {
-				return nil, score{}, nil, errTooLarge
+				return nil, nil, errTooLarge
 			}
 			seen[k] = true
 			stack = append(stack, next)
@@ -48,11 +48,7 @@ func (sp *space) search() (state, score, []int, error) {
 		scores[c.key()] = sp.score(c)
 	}
 	slices.SortStableFunc(cands, func(a, b state) int { return compare(scores[a.key()], scores[b.key()]) })
-	best, order, err := sp.pick(cands)
-	if err != nil {
-		return nil, score{}, nil, err
-	}
-	return best, scores[best.key()], order, nil
+	return sp.pick(cands)
 }
 
 // pick returns the first of cands (best first) with a binding order, and

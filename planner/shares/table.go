@@ -36,14 +36,10 @@ func (ls *levelSolver) keyBoundsOf(bands []band) ([]*keyBounds, bool) {
 				at = len(kb.lo)
 				kb.of[v] = at
 				kb.lo, kb.hi = append(kb.lo, lo), append(kb.hi, hi)
-				continue
+			} else {
+				kb.lo[at], kb.hi[at] = max(kb.lo[at], lo), min(kb.hi[at], hi)
 			}
-			kb.lo[at], kb.hi[at] = max(kb.lo[at], lo), min(kb.hi[at], hi)
-		}
-	}
-	for _, kb := range out {
-		for v := range kb.lo {
-			if kb.lo[v] > kb.hi[v] {
+			if kb.lo[at] > kb.hi[at] { // bounds only tighten: crossed for good
 				return nil, false
 			}
 		}
