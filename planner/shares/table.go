@@ -66,7 +66,8 @@ func (ls *levelSolver) realize(n int, bands []band) (state, bool) {
 	if !ok || len(kbs) == 0 {
 		return x, ok
 	}
-	if even, ok := ls.transport(n, ls.exact(kbs, x), ls.proportional(kbs, x)); ok {
+	exact := ls.exact(kbs, x)
+	if even, ok := ls.transport(n, exact, ls.proportional(exact)); ok {
 		return even, true
 	}
 	return x, true
