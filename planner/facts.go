@@ -1,8 +1,6 @@
 package planner
 
-import (
-	v1 "k8s.io/api/core/v1"
-)
+import v1 "k8s.io/api/core/v1"
 
 // PodFacts memoizes what is derived from a pod alone (class, spec,
 // requests) across a loop's passes; SpecIDs are equal exactly when the
@@ -17,10 +15,8 @@ type PodFacts struct {
 type podFacts struct {
 	class     ClassKey
 	classDone bool
-	spec      int // 0 until derived
-	req       requests
-	reqDone   bool
-	keyDone   bool
+	spec      int      // 0 until derived
+	req       requests // req.pod nil until derived
 }
 
 // NewPodFacts returns an empty memo.
@@ -72,11 +68,11 @@ func (f *PodFacts) SpecID(pod *v1.Pod) int {
 // requests are pod's requests, with their requestKey when withKey is set.
 func (f *PodFacts) requests(pod *v1.Pod, withKey bool) requests {
 	r := f.of(pod)
-	if !r.reqDone {
-		r.req, r.reqDone = newRequests(pod), true
+	if r.req.pod == nil {
+		r.req = newRequests(pod)
 	}
-	if withKey && !r.keyDone {
-		r.req.key, r.keyDone = requestKey(r.req.list), true
+	if withKey && r.req.key == "" {
+		r.req.key = requestKey(r.req.list)
 	}
 	return r.req
 }

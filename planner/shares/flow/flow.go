@@ -144,14 +144,9 @@ func (g *Network) negativeCycle() []int {
 	for i := 0; i < n; i++ {
 		v = g.to[prev[v]^1]
 	}
-	var cycle []int
-	for u := v; ; {
-		a := prev[u]
-		cycle = append(cycle, a)
-		u = g.to[a^1]
-		if u == v {
-			break
-		}
+	cycle := []int{prev[v]}
+	for u := g.to[prev[v]^1]; u != v; u = g.to[prev[u]^1] {
+		cycle = append(cycle, prev[u])
 	}
 	return cycle
 }
