@@ -88,11 +88,8 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 	}
 	c.spread = s
 	sig := topology.SignatureOf(s)
-	if cnt, ok := p.counts[sig]; ok {
-		c.counts = cnt
-	} else {
-		c.counts = p.newCounts(s)
-		p.counts[sig] = c.counts
+	if c.counts = p.counts[sig]; c.counts == nil {
+		c.counts = p.newCounts(s, sig)
 	}
 	return c
 }

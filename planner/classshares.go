@@ -31,9 +31,7 @@ type shareStep struct {
 
 // mayExceed reports whether a pod may be placed past the shares: only
 // below their total, since a combo's room is an estimate.
-func (cs *classShares) mayExceed() bool {
-	return cs != nil && cs.placed < cs.target
-}
+func (cs *classShares) mayExceed() bool { return cs != nil && cs.placed < cs.target }
 
 // admits reports whether the class may place a pod on node.
 func (cs *classShares) admits(node *v1.Node) bool {

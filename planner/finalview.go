@@ -21,9 +21,7 @@ type violation struct {
 }
 
 // finalViolations returns the failing placements, in placement order.
-func (p *planner) finalViolations() []violation {
-	return p.newFinalCheck().violations()
-}
+func (p *planner) finalViolations() []violation { return p.newFinalCheck().violations() }
 
 // finalCheck is the final view's verdict per spread signature. Taking a
 // placement out changes only the spreads that may count its pod, or all

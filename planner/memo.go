@@ -203,9 +203,7 @@ func (m *planMemo) passedCheckNew(c *class, spec int, group string) bool {
 
 // fitNew records that group's next node passed Cluster.CheckNew for the
 // spec passedCheckNew was last asked about.
-func (m *planMemo) fitNew(c *class, group string) {
-	m.class(c).passedCheckNew[group] = m.version + 1
-}
+func (m *planMemo) fitNew(c *class, group string) { m.class(c).passedCheckNew[group] = m.version + 1 }
 
 // stateFor returns the state c's capped reason depends on.
 func (m *planMemo) stateFor(c *class) planState {

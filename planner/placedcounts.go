@@ -20,9 +20,9 @@ func (p *planner) countPlacement(c *class, pod *v1.Pod, n *topology.Node) {
 	c.placed = append(c.placed, placedPod{pod: pod, node: n})
 }
 
-// newCounts returns the Counts of s in the current view, adding the pods
-// placed so far class by class.
-func (p *planner) newCounts(s *topology.Spread) *topology.Counts {
+// newCounts returns and keeps the Counts of s (of signature sig) in the
+// current view, adding the pods placed so far class by class.
+func (p *planner) newCounts(s *topology.Spread, sig topology.Signature) *topology.Counts {
 	cnt := p.u.CountOnce(s)
 	for _, pn := range p.planned {
 		cnt.AddDomains(pn.topo)
@@ -36,6 +36,7 @@ func (p *planner) newCounts(s *topology.Spread) *topology.Counts {
 		}
 	}
 	p.withdrawOffers(cnt)
+	p.counts[sig] = cnt
 	p.countList = append(p.countList, cnt)
 	return cnt
 }

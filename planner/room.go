@@ -69,9 +69,7 @@ type requests struct {
 }
 
 // requestsOf returns pod's requests.
-func (p *planner) requestsOf(pod *v1.Pod) requests {
-	return p.memo.requestsOf(p.facts, pod)
-}
+func (p *planner) requestsOf(pod *v1.Pod) requests { return p.memo.requestsOf(p.facts, pod) }
 
 func newRequests(pod *v1.Pod) requests {
 	return requests{pod: pod, list: resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})}

@@ -15,9 +15,7 @@ type Network struct {
 }
 
 // New returns a network of nodes nodes and no arcs.
-func New(nodes int) *Network {
-	return &Network{adj: make([][]int, nodes), excess: make([]int, nodes)}
-}
+func New(nodes int) *Network { return &Network{adj: make([][]int, nodes), excess: make([]int, nodes)} }
 
 // Arc adds an arc u→v carrying between lo and hi units at cost per unit,
 // and returns its index.
