@@ -70,27 +70,21 @@ type diagnosis struct {
 }
 
 func (d *diagnosis) spread(r *topology.Rejection, group string) {
-	if d == nil {
-		return
+	if d != nil {
+		d.skew, d.skewGroup = append(d.skew, r), append(d.skewGroup, group)
 	}
-	d.skew = append(d.skew, r)
-	d.skewGroup = append(d.skewGroup, group)
 }
 
 func (d *diagnosis) capacity(r *Reason, node *v1.Node) {
-	if d == nil {
-		return
+	if d != nil {
+		d.caps, d.capNodes = append(d.caps, r), append(d.capNodes, node)
 	}
-	d.caps = append(d.caps, r)
-	d.capNodes = append(d.capNodes, node)
 }
 
 func (d *diagnosis) fit(group string, err error) {
-	if d == nil {
-		return
+	if d != nil {
+		d.clusterErrs, d.clusterGroups = append(d.clusterErrs, err), append(d.clusterGroups, group)
 	}
-	d.clusterErrs = append(d.clusterErrs, err)
-	d.clusterGroups = append(d.clusterGroups, group)
 }
 
 // reason picks, in order: a limit the spread would have used; a template

@@ -20,16 +20,6 @@ type domainIndex struct {
 	rest, restN int
 }
 
-// fold adds a base domain no cell holds, at count n, to the rest domain.
-func (ix *domainIndex) fold(n int) {
-	if ix.restN == 0 {
-		ix.rest = len(ix.base)
-		ix.names, ix.base, ix.inBase = append(ix.names, "\x00rest"), append(ix.base, n), append(ix.inBase, true)
-	}
-	ix.base[ix.rest] = min(ix.base[ix.rest], n)
-	ix.restN++
-}
-
 // buildIndex numbers the domains of every constraint of the space.
 func (sp *space) buildIndex() {
 	sp.index = make([]*domainIndex, len(sp.cons))
@@ -49,8 +39,13 @@ func (sp *space) buildIndex() {
 			ix.value = append(ix.value, add(c.domain[k]))
 		}
 		for v, n := range con.Base {
-			if _, ok := at[v]; !ok && con.hostname() {
-				ix.fold(n)
+			if _, ok := at[v]; !ok && con.hostname() { // folded into the rest domain
+				if ix.restN == 0 {
+					ix.rest = len(ix.base)
+					ix.names, ix.base, ix.inBase = append(ix.names, "\x00rest"), append(ix.base, n), append(ix.inBase, true)
+				}
+				ix.base[ix.rest] = min(ix.base[ix.rest], n)
+				ix.restN++
 				continue
 			}
 			d := add(v)

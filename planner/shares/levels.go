@@ -24,14 +24,6 @@ type levelSolver struct {
 	hit      Cause    // first bound reached by a failing number of pods
 }
 
-// levels is the space's levelSolver, built on first use.
-func (sp *space) levels() *levelSolver {
-	if sp.ls == nil {
-		sp.ls = newLevelSolver(sp)
-	}
-	return sp.ls
-}
-
 func newLevelSolver(sp *space) *levelSolver {
 	ls := &levelSolver{sp: sp, caps: make([]int, len(sp.cells))}
 	for j, cb := range sp.cells {
@@ -57,7 +49,7 @@ func newLevelSolver(sp *space) *levelSolver {
 // solveByLevels returns the most pods some bands let the vectors take, per
 // vector, a binding order (cells, one per pod), and the bound reached.
 func (sp *space) solveByLevels() (state, []int, Cause) {
-	ls := sp.levels()
+	ls := sp.ls
 	top := 0
 	for _, c := range ls.caps {
 		top += c
@@ -196,7 +188,7 @@ func (ls *levelSolver) bound(cause Cause) {
 // balanced reports whether every domain receiving pods of x exceeds the
 // smallest known domain (0 below minDomains) by at most maxSkew.
 func (sp *space) balanced(x state) bool {
-	ls := sp.levels()
+	ls := sp.vs.ls
 	for _, i := range ls.counting {
 		con := ls.sp.cons[i]
 		ix := ls.sp.index[i]

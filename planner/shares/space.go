@@ -23,8 +23,8 @@ type space struct {
 	// limit bounds the search's vectors.
 	planningMinDomains bool
 	limit              int
-	vs                 *space // the per-vector space (score and balance)
-	ls                 *levelSolver
+	vs                 *space       // the per-vector space (score and balance)
+	ls                 *levelSolver // the per-vector space's
 }
 
 // cell is one vector or node and its room.
@@ -100,6 +100,7 @@ func newVectorSpace(p *Problem) *space {
 	}
 	sp.vs = sp
 	sp.buildIndex()
+	sp.ls = newLevelSolver(sp)
 	return sp
 }
 
@@ -202,22 +203,20 @@ func (sp *space) step(v state, q int) bool {
 			return false
 		}
 	}
-	for k := range sp.cons {
-		if sp.breaks(k, v, v, q, sp.planningMinDomains).broken {
-			return false
-		}
-	}
-	return true
+	return sp.passes(v, v, q, sp.planningMinDomains)
 }
 
 // final reports whether one more pod fits cell q in the final view of t,
 // with v placed.
 func (sp *space) final(v, t state, q int) bool {
-	if v[q] >= sp.cells[q].finalCap(t[q]) {
-		return false
-	}
+	return v[q] < sp.cells[q].finalCap(t[q]) && sp.passes(v, t, q, true)
+}
+
+// passes reports whether one more pod in cell q breaks no constraint, with
+// s placed and the domains of domains counted.
+func (sp *space) passes(s, domains state, q int, withMinDomains bool) bool {
 	for k := range sp.cons {
-		if sp.breaks(k, v, t, q, true).broken {
+		if sp.breaks(k, s, domains, q, withMinDomains).broken {
 			return false
 		}
 	}
