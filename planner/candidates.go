@@ -122,8 +122,7 @@ func (p *planner) existingCandidates(c *class, req requests, diag *diagnosis, ch
 	if len(p.planned) > 0 { // pending pods did not fit them before
 		for _, e := range p.existingWithRoom(req) {
 			cand := p.candidate(c, e.topo.Node, nil, nil)
-			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing.list)
-			cand.unchecked = !check
+			cand.existing, cand.opens, cand.rank, cand.unchecked = e, false, e.order-len(p.existing.list), !check
 			if !check || p.valid(c, &cand, diag) {
 				out = append(out, cand)
 			}

@@ -56,8 +56,9 @@ type groupMemo struct {
 
 // newPlanMemo returns an empty memo for a pass over groups groups.
 func newPlanMemo(groups int) planMemo {
-	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups), withRoom: map[string]*withRoom{},
-		combos: map[combosKey]*plannedCombos{}, partitions: map[string][][]*groupState{}}
+	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups),
+		withRoom: map[string]*withRoom{}, combos: map[combosKey]*plannedCombos{},
+		partitions: map[string][][]*groupState{}}
 }
 
 // nodeAdded records a node added to the Cluster.

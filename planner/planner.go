@@ -107,11 +107,17 @@ func (d *Draft) finish() (*Plan, int, error) {
 	var preopen map[string]int
 	fewest := -1
 	for round := 1; ; round++ {
-		violations := totalExcess(p.finalViolations())
+		violations := 0 // summed excess over maxSkew
+		for _, v := range p.finalViolations() {
+			violations += v.rej.Excess()
+		}
 		if violations == 0 {
 			return p.plan, round, nil
 		}
-		grew := opensBeyond(p.plan.NewNodes, preopen)
+		grew := false // opened more nodes in some group than preopen
+		for g, n := range p.plan.NewNodes {
+			grew = grew || n > preopen[g]
+		}
 		improved := fewest < 0 || violations < fewest
 		if !grew || !improved || round == maxRounds {
 			cause := DegradedFinalView
@@ -143,26 +149,6 @@ func (d *Draft) round(preopen map[string]int) (*planner, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// totalExcess sums how far each violation exceeds its maxSkew.
-func totalExcess(vs []violation) int {
-	n := 0
-	for _, v := range vs {
-		n += v.rej.Excess()
-	}
-	return n
-}
-
-// opensBeyond reports whether nodes has more new nodes in some group than
-// preopen.
-func opensBeyond(nodes, preopen map[string]int) bool {
-	for g, n := range nodes {
-		if n > preopen[g] {
-			return true
-		}
-	}
-	return false
 }
 
 // mergeNodes returns, per group, the larger of a's and b's node counts.

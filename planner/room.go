@@ -127,12 +127,8 @@ func (p *planner) plannedWithRoom(req requests) []*plannedState {
 func podsThatFit(f *freeResources, req requests, limit int) int {
 	g := &freeResources{slots: f.slots, hasSlots: f.hasSlots, names: f.names, milli: append([]int64(nil), f.milli...)}
 	n := 0
-	for (limit < 0 || n < limit) && g.covers(req) {
+	for ; (limit < 0 || n < limit) && n <= 1<<12 && g.covers(req); n++ {
 		g.take(req)
-		n++
-		if n > 1<<12 {
-			break
-		}
 	}
 	return n
 }

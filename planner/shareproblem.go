@@ -19,7 +19,8 @@ import (
 func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	b := p.shareProblem(c, pod, n)
 	sol := shares.Solve(b.Problem)
-	cs := &classShares{keys: b.Keys, n: n, offered: hostnameOffered(c.counts), left: map[string]int{}, target: sol.Placed}
+	cs := &classShares{keys: b.Keys, left: map[string]int{}, target: sol.Placed, n: n,
+		offered: hostnameOffered(c.counts)}
 	if l := p.req.logger().V(5); l.Enabled() {
 		l.Info("Shares planned", "pod", klog.KObj(pod), "pods", n, "placed", sol.Placed,
 			"domains", b.domains(), "counts", sol.Counts, "perNode", b.PerNode, "degraded", sol.Degraded)

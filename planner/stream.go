@@ -95,9 +95,9 @@ func (d *comboCursor) fill(p *planner, c *class, req requests) bool {
 	for d.at < len(nodes) {
 		pn := nodes[d.at]
 		d.at++
-		if pn != nil && !pn.free.covers(req) {
-			d.b.drop(d.at - 1)
-			pn = nil
+		if pn != nil && !pn.free.covers(req) { // full for good: dropped
+			nodes[d.at-1], pn = nil, nil
+			d.b.dropped++
 		}
 		if pn == nil || c.failed[pn.Name] || !c.counts.Admits(pn.Node, false, topology.PerNodeConstraints) {
 			if d.unbroken {
@@ -124,11 +124,6 @@ type comboBucket struct {
 	rep     *v1.Node // the first node
 	combo   string
 	gen     int // compactions so far
-}
-
-func (b *comboBucket) drop(i int) {
-	b.nodes[i] = nil
-	b.dropped++
 }
 
 // compact removes the dropped nodes once they are half of the bucket.
