@@ -41,8 +41,8 @@ func (sp *space) buildIndex() {
 		for v, n := range con.Base {
 			if _, ok := at[v]; !ok && con.hostname() { // folded into the rest domain
 				if ix.restN == 0 {
-					ix.rest = len(ix.base)
-					ix.names, ix.base, ix.inBase = append(ix.names, "\x00rest"), append(ix.base, n), append(ix.inBase, true)
+					ix.rest = add("\x00rest")
+					ix.base[ix.rest], ix.inBase[ix.rest] = n, true
 				}
 				ix.base[ix.rest] = min(ix.base[ix.rest], n)
 				ix.restN++

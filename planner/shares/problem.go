@@ -174,8 +174,9 @@ func (vs *space) blocked(x state) []Block {
 		for k := range vs.cons {
 			if br := vs.breaks(k, x, x, j, true); br.broken {
 				con := vs.cons[k]
+				ix := vs.index[k]
 				out[j].Rejection = &topology.Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey,
-					Domain: vs.index[k].names[vs.index[k].value[j]], MatchNum: br.match, SelfMatch: con.Self, MinMatch: br.min,
+					Domain: ix.names[ix.value[j]], MatchNum: br.match, SelfMatch: con.Self, MinMatch: br.min,
 					MaxSkew: int32(con.MaxSkew)}
 				break
 			}
