@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -9,22 +10,18 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// candidate is one place a pod could go: a planned node, or a new node of a
-// group.
+// candidate is one place a pod could go: an existing node, a planned node,
+// or a group's next node.
 type candidate struct {
-	existing *existingState // set for an existing node
-	planned  *plannedState  // nil for a new node
-	group    *groupState
-	node     *v1.Node
-	// cost is the number of nodes the choice adds (0 reuse, 1 new node,
-	// Max for opening a zero-or-max group).
-	cost  int
-	count int  // matching pods in the candidate's domains (hostname excluded)
-	opens bool // the candidate realizes a domain the scheduler does not see yet
-	rank  int  // group order, then planned-node order
-	// unchecked marks a fixed candidate the stream has yet to check
-	// (planner.valid).
-	unchecked bool
+	existing  *existingState
+	planned   *plannedState
+	group     *groupState // nil for an existing node
+	node      *v1.Node
+	cost      int  // nodes added: 0, 1, or Max to open a zero-or-max group
+	count     int  // matching pods in its domains (hostname excluded)
+	opens     bool // realizes a domain the scheduler does not see yet
+	rank      int  // group order, then planned-node order
+	unchecked bool // a fixed candidate the stream has yet to check (valid)
 }
 
 // place places pod on the best candidate that the Cluster accepts, or
@@ -51,7 +48,6 @@ func (p *planner) place(pod *v1.Pod) error {
 		return err
 	}
 	if c.shares.mayExceed() {
-		// The shares are used up where the pod could go: try past them.
 		c.shares.suspended = true
 		placed, err := p.tryInOrder(pod, c, p.stream(pod, c), &diag)
 		c.shares.suspended = false
@@ -59,8 +55,6 @@ func (p *planner) place(pod *v1.Pod) error {
 			return err
 		}
 	}
-	// Unplaced: collect why the other places were not valid (the first
-	// attempt, which usually succeeds, does not pay for it).
 	p.diagnose(pod, c, &diag)
 	r := p.explain(pod, c, &diag)
 	if c.shares != nil && c.shares.reason != nil {
@@ -71,9 +65,7 @@ func (p *planner) place(pod *v1.Pod) error {
 	return nil
 }
 
-// stream returns the places that admit pod on the scheduler view and have
-// capacity, best first, computed as they are asked for (see
-// candidateStream).
+// stream returns pod's valid candidates, best first, computed lazily.
 func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	req := p.requestsOf(pod)
 	s := &candidateStream{p: p, c: c, req: req, fixed: p.existingCandidates(c, req, nil, false)}
@@ -93,11 +85,8 @@ func (p *planner) stream(pod *v1.Pod, c *class) *candidateStream {
 	return s
 }
 
-// diagnose collects in diag why the places that have capacity do not
-// admit pod on the scheduler view. The stream, which places pods, reads
-// only as many places as it needs and records nothing; an unplaced pod
-// pays for this full pass (candidates_oracle_test.go holds the same pass
-// as the eager enumerator the stream must agree with).
+// diagnose collects in diag why the places with capacity do not admit pod
+// (a full pass, which only an unplaced pod pays for).
 func (p *planner) diagnose(pod *v1.Pod, c *class, diag *diagnosis) {
 	req := p.requestsOf(pod)
 	p.fixedCandidates(c, req, diag)
@@ -112,8 +101,7 @@ func (p *planner) diagnose(pod *v1.Pod, c *class, diag *diagnosis) {
 }
 
 // fixedCandidates returns the existing nodes and the groups' next nodes
-// that admit the pod and have capacity, unsorted; diag collects why the
-// others do not.
+// that are valid, unsorted; diag collects why the others are not.
 func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis) []candidate {
 	out := p.existingCandidates(c, req, diag, true)
 	defer func() { p.memo.releaseCandidates(out) }()
@@ -126,20 +114,15 @@ func (p *planner) fixedCandidates(c *class, req requests, diag *diagnosis) []can
 	return out
 }
 
-// existingCandidates returns the existing nodes with room for req that
-// admit the pod, unsorted; diag collects why the others do not. Unless
-// check is set, every one is returned unchecked: the stream checks a
-// candidate (valid) only when it reaches it, and the first one it
-// reaches is usually taken. The result is the memo's candidate buffer.
+// existingCandidates returns, in the memo's candidate buffer, the existing
+// nodes with room for req; valid ones if check is set, else all, unchecked
+// (the stream checks them when it reaches them).
 func (p *planner) existingCandidates(c *class, req requests, diag *diagnosis, check bool) []candidate {
 	out := p.memo.candidateBuffer()
-	if len(p.planned) > 0 {
-		// Existing nodes only become possible once the plan has added a
-		// node (pending pods did not fit them when the loop started).
+	if len(p.planned) > 0 { // pending pods did not fit them before
 		for _, e := range p.existingWithRoom(req) {
 			cand := p.candidate(c, e.topo.Node, nil, nil)
-			cand.existing, cand.cost, cand.opens, cand.rank = e, 0, false, e.order-len(p.existing.list)
-			cand.unchecked = !check
+			cand.existing, cand.opens, cand.rank, cand.unchecked = e, false, e.order-len(p.existing.list), !check
 			if !check || p.valid(c, &cand, diag) {
 				out = append(out, cand)
 			}
@@ -151,14 +134,14 @@ func (p *planner) existingCandidates(c *class, req requests, diag *diagnosis, ch
 // valid reports whether a fixed candidate admits the pod of class c on the
 // scheduler view and has capacity; diag collects why not.
 func (p *planner) valid(c *class, cand *candidate, diag *diagnosis) bool {
-	if diag == nil && !c.shares.admits(cand.node) {
-		return false
-	}
-	if diag == nil && cand.existing == nil && !c.shares.admitsNode(cand.node, cand.group.Name) {
-		return false
-	}
-	if diag == nil && cand.existing != nil && !c.shares.admitsNode(cand.node, "") {
-		return false
+	if diag == nil {
+		newGroup := ""
+		if cand.existing == nil {
+			newGroup = cand.group.Name
+		}
+		if !c.shares.admits(cand.node) || !c.shares.admitsNode(cand.node, newGroup) {
+			return false
+		}
 	}
 	if cand.existing != nil {
 		return !c.failed[cand.existing.topo.Name] && c.counts.Admits(cand.node, false, topology.AllConstraints)
@@ -187,28 +170,20 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 			return false, nil
 		}
 		cand := &next
-		if cand.existing != nil {
-			name := cand.existing.topo.Name
-			if err := p.req.Cluster.Check(pod, name); err != nil {
+		if cand.existing != nil || cand.planned != nil {
+			topo, free, pn := cand.target()
+			if err := p.req.Cluster.Check(pod, topo.Name); err != nil {
+				// Only more pods arrive on a node: a rejection stays one,
+				// unless more pods can satisfy a required pod affinity.
 				if !topology.HasRequiredPodAffinity(pod) {
-					c.failed[name] = true
+					c.failed[topo.Name] = true
+				}
+				if pn != nil {
+					diag.fit(cand.group.Name, err)
 				}
 				continue
 			}
-			return true, p.bindExisting(pod, c, cand.existing)
-		}
-		if cand.planned != nil {
-			if err := p.req.Cluster.Check(pod, cand.planned.Name); err != nil {
-				if !topology.HasRequiredPodAffinity(pod) {
-					// Only more pods arrive on a planned node, so a
-					// rejection stays a rejection (required pod affinity
-					// aside, which more pods can satisfy).
-					c.failed[cand.planned.Name] = true
-				}
-				diag.fit(cand.group.Name, err)
-				continue
-			}
-			return true, p.bind(pod, c, cand.planned)
+			return true, p.bind(pod, c, topo, free, pn)
 		}
 		if err := p.req.Cluster.CheckNew(pod, cand.group.Name, cand.node); err != nil {
 			diag.fit(cand.group.Name, err)
@@ -222,8 +197,17 @@ func (p *planner) tryInOrder(pod *v1.Pod, c *class, valid *candidateStream, diag
 			diag.capacity(limiterReason(cand.group.Name), cand.node)
 			return false, nil
 		}
-		return true, p.bind(pod, c, pn)
+		return true, p.bind(pod, c, pn.topo, pn.free, pn)
 	}
+}
+
+// target is the node of an existing or planned candidate, its free
+// resources, and its planned node (nil for an existing one).
+func (cand *candidate) target() (*topology.Node, *freeResources, *plannedState) {
+	if cand.existing != nil {
+		return cand.existing.topo, cand.existing.free, nil
+	}
+	return cand.planned.topo, cand.planned.free, cand.planned
 }
 
 func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedState) candidate {
@@ -236,10 +220,8 @@ func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedS
 		}
 		v := node.Labels[con.TopologyKey]
 		cand.count += c.counts.MatchNum(i, v)
-		if pn == nil {
-			if !c.counts.HasDomain(i, v) {
-				cand.opens = true
-			}
+		if pn == nil && !c.counts.HasDomain(i, v) {
+			cand.opens = true
 		}
 	}
 	switch {
@@ -252,32 +234,24 @@ func (p *planner) candidate(c *class, node *v1.Node, g *groupState, pn *plannedS
 	return cand
 }
 
-// compareCandidates orders candidates by less.
-func compareCandidates(a, b candidate) int {
-	switch {
-	case a.less(&b):
-		return -1
-	case b.less(&a):
+// compareCandidates orders candidates by count, then the one that opens a
+// domain first, then cost and rank.
+func compareCandidates(a, b candidate) int { return a.compare(&b) }
+
+func (a *candidate) less(b *candidate) bool { return a.compare(b) < 0 }
+
+func (a *candidate) compare(b *candidate) int {
+	if a.count == b.count && a.opens != b.opens {
+		if a.opens {
+			return -1
+		}
 		return 1
 	}
-	return 0
+	return cmp.Or(cmp.Compare(a.count, b.count), cmp.Compare(a.cost, b.cost), cmp.Compare(a.rank, b.rank))
 }
 
-func (a *candidate) less(b *candidate) bool {
-	if a.count != b.count {
-		return a.count < b.count
-	}
-	if a.opens != b.opens {
-		return a.opens
-	}
-	if a.cost != b.cost {
-		return a.cost < b.cost
-	}
-	return a.rank < b.rank
-}
-
-// templateNode is the node group g would add next. The same node is
-// returned until g adds it (open advances g.next); callers do not modify it.
+// templateNode is the node g would add next (the same until g adds it; not
+// to be modified).
 func (p *planner) templateNode(g *groupState) *v1.Node {
 	return p.memo.templateNode(g, func() *v1.Node {
 		return topology.NodeFromTemplate(g.Template, p.nodeName(g.Name, g.next))
@@ -291,9 +265,9 @@ func (p *planner) nodeName(group string, n int) string {
 	return fmt.Sprintf("%s-new-%d", group, n)
 }
 
-// open adds g's next node (all Max nodes of a zero-or-max group) to the
-// plan and returns the node the pod goes to; nil when the estimation
-// limiter refuses any of them (no node is added then, and none after).
+// open adds g's next node (all Max of a zero-or-max group) and returns the
+// first; nil when the estimation limiter refuses (no node is added then,
+// nor after).
 func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 	n := newNodeCost(g)
 	if p.req.Limits.AllowNode != nil {
@@ -346,17 +320,9 @@ func (p *planner) open(g *groupState, first *v1.Node) (*plannedState, error) {
 	return firstPN, nil
 }
 
-// bind places pod on the planned node pn.
-func (p *planner) bind(pod *v1.Pod, c *class, pn *plannedState) error {
-	return p.trackPlacement(pod, c, pn.topo, pn.free, pn)
-}
-
-// trackPlacement is the one mutator of a placement: pod, of class c, is
-// bound to topo in the Cluster and counted everywhere the plan tracks it:
-// the memo, the class's shares, the node's free resources, the spread
-// counts and the plan's placements; pn is the planned node topo stands
-// for, nil for an existing node.
-func (p *planner) trackPlacement(pod *v1.Pod, c *class, topo *topology.Node, free *freeResources, pn *plannedState) error {
+// bind binds pod, of class c, to topo (the planned node pn, nil for an
+// existing node) and records it wherever the plan counts it.
+func (p *planner) bind(pod *v1.Pod, c *class, topo *topology.Node, free *freeResources, pn *plannedState) error {
 	if err := p.req.Cluster.AddPod(pod, topo.Name); err != nil {
 		return fmt.Errorf("plan: binding pod %s to %s: %w", podName(pod), topo.Name, err)
 	}

@@ -5,18 +5,15 @@ import (
 	"strings"
 )
 
-// noCapacity is what growthLimit returns without detail.
+// noCapacity is growthLimit's refusal without detail.
 var noCapacity = &Reason{Kind: ReasonClusterLimit}
 
-// growthLimit returns why g cannot add the node it would add next, or nil;
-// without detail a refusal is the shared value noCapacity, so that deciding
-// allocates and formats nothing.
+// growthLimit returns why g cannot add its next node, or nil; without
+// detail a refusal is noCapacity, memoized until capacity changes.
 func (p *planner) growthLimit(g *groupState, detail bool) *Reason {
 	if detail {
 		return p.capacityDetail(g, true)
 	}
-	// Capacity only changes when the plan adds a node or the limiter
-	// refuses one: every pod asks it of every group in between.
 	if p.memo.noCapacity(g, func() bool { return p.capacityDetail(g, false) != nil }) {
 		return noCapacity
 	}
@@ -24,47 +21,37 @@ func (p *planner) growthLimit(g *groupState, detail bool) *Reason {
 }
 
 func (p *planner) capacityDetail(g *groupState, detail bool) *Reason {
+	refuse := func(kind ReasonKind, format string, args ...any) *Reason {
+		if !detail {
+			return noCapacity
+		}
+		return &Reason{Kind: kind, Group: g.Name, Message: fmt.Sprintf(format, args...)}
+	}
 	need := newNodeCost(g)
 	if g.Size+g.planned+need > g.Max {
-		if !detail {
-			return noCapacity
-		}
-		return &Reason{Kind: ReasonMaxSize, Group: g.Name,
-			Message: fmt.Sprintf("node group %s reached its max size %d", g.Name, g.Max)}
+		return refuse(ReasonMaxSize, "node group %s reached its max size %d", g.Name, g.Max)
 	}
 	if p.limited {
-		if !detail {
-			return noCapacity
-		}
-		return limiterReason(g.Name)
+		return refuse(ReasonClusterLimit, limiterMessage)
 	}
 	if p.budget != nil {
 		if res := p.budget.Exceeded(g.Name, need); len(res) > 0 {
-			if !detail {
-				return noCapacity
-			}
-			return &Reason{Kind: ReasonResourceLimit, Group: g.Name,
-				Message: fmt.Sprintf("%d more node(s) of node group %s would exceed the cluster's %s limit", need, g.Name, strings.Join(res, ", "))}
+			return refuse(ReasonResourceLimit, "%d more node(s) of node group %s would exceed the cluster's %s limit",
+				need, g.Name, strings.Join(res, ", "))
 		}
 	}
 	l := p.req.Limits
 	if l.MaxNodesTotal > 0 && p.nodeCount+need > l.MaxNodesTotal {
-		if !detail {
-			return noCapacity
-		}
-		return &Reason{Kind: ReasonClusterLimit, Group: g.Name,
-			Message: fmt.Sprintf("cluster reached max nodes total %d", l.MaxNodesTotal)}
+		return refuse(ReasonClusterLimit, "cluster reached max nodes total %d", l.MaxNodesTotal)
 	}
 	if l.MaxNewNodes > 0 && len(p.plan.Nodes)+need > l.MaxNewNodes {
-		if !detail {
-			return noCapacity
-		}
-		return &Reason{Kind: ReasonClusterLimit, Group: g.Name,
-			Message: fmt.Sprintf("scale-up reached max new nodes %d", l.MaxNewNodes)}
+		return refuse(ReasonClusterLimit, "scale-up reached max new nodes %d", l.MaxNewNodes)
 	}
 	return nil
 }
 
+const limiterMessage = "the estimation limiter allows no more new nodes in this scale-up"
+
 func limiterReason(group string) *Reason {
-	return &Reason{Kind: ReasonClusterLimit, Group: group, Message: "the estimation limiter allows no more new nodes in this scale-up"}
+	return &Reason{Kind: ReasonClusterLimit, Group: group, Message: limiterMessage}
 }

@@ -11,29 +11,17 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// class is the planner's equivalence class of pods (ClassOf): same
-// namespace, controller and labels mean the same spread and, for CA, the
-// same scheduling requirements (this is how CA groups pods too); pods
-// without a controller are alike when namespace, labels and spec are.
+// class is the planner's equivalence class of pods (ClassOf).
 type class struct {
-	spread *topology.Spread
-	counts *topology.Counts
-	// failed are the nodes where the Cluster rejected the class (only more
-	// pods arrive on a node, so a rejection stays one; the shares plan
-	// around them).
-	failed map[string]bool
-	// exemplar is the class's first pod; placed are the class's pods the
-	// plan placed, with their nodes.
-	exemplar *v1.Pod
+	spread   *topology.Spread
+	counts   *topology.Counts
+	failed   map[string]bool // nodes where the Cluster rejected the class
+	exemplar *v1.Pod         // the class's first pod
 	placed   []placedPod
 	err      error
-	// rank is Request.Rank for the class (nil: Universe order).
-	rank map[string]int
-	// groups is the number of groups, the rank of groups rank leaves out
-	// being groups plus their Universe index.
-	groups int
-	// shares, when set, are the class's shares of a complete plan.
-	shares *classShares
+	rank     map[string]int // Request.Rank (nil: Universe order)
+	groups   int            // number of groups, added to the ranks rank leaves out
+	shares   *classShares
 }
 
 // groupRank is g's preference for the class's new nodes (lower first).
@@ -48,8 +36,7 @@ func (c *class) groupRank(g *groupState) int {
 }
 
 // ClassKey identifies a pod class: pods with the same key share their spread
-// and, for CA, their scheduling requirements. It is comparable, for use as a
-// map key.
+// and scheduling requirements.
 type ClassKey struct {
 	Namespace string
 	// ControllerUID and ControllerName identify the pod's controller.
@@ -58,17 +45,13 @@ type ClassKey struct {
 	// Labels are the pod's labels in canonical form,
 	// labels.Set(pod.Labels).String() (sorted key=value pairs).
 	Labels string
-	// Spec is set only for a pod without a controller: the SHA-256 digest
-	// of its spec's protobuf encoding (maps encoded in key order), or, when
-	// the spec cannot be encoded, the pod's name and UID.
+	// Spec is set only without a controller: the SHA-256 of the spec's
+	// protobuf encoding, or the pod's name and UID when it cannot be encoded.
 	Spec string
 }
 
-// ClassOf groups pods the way CA's equivalence groups do: namespace,
-// controller and labels. Pods without a controller are alike when their
-// namespace, labels and spec are: their names and UIDs do not count, so
-// renaming such pods changes no plan. A pod whose spec cannot be encoded is
-// a class of its own (its namespace and UID).
+// ClassOf groups pods as CA's equivalence groups do: namespace, controller
+// and labels; without a controller, namespace, labels and spec.
 func ClassOf(pod *v1.Pod) ClassKey {
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if ref == nil {
@@ -105,17 +88,8 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 	}
 	c.spread = s
 	sig := topology.SignatureOf(s)
-	if cnt, ok := p.counts[sig]; ok {
-		c.counts = cnt
-	} else {
-		c.counts = p.newCounts(s)
-		p.counts[sig] = c.counts
+	if c.counts = p.counts[sig]; c.counts == nil {
+		c.counts = p.newCounts(s, sig)
 	}
 	return c
-}
-
-// hasInterPodTerms reports whether pod has required pod affinity or
-// anti-affinity terms.
-func hasInterPodTerms(pod *v1.Pod) bool {
-	return topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod)
 }

@@ -7,10 +7,9 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// explain turns what the candidates failed on into the pod's Reason. A
-// group at its limit counts only if the pod would fit its template (raising
-// the limit would help); a spread rejection where fewer domains can exist
-// than minDomains is reported as such.
+// explain turns diag into the pod's Reason. A group at its limit counts
+// only if the pod fits its template; a skew below minDomains possible
+// domains is reported as such.
 func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 	caps := d.caps[:0]
 	for i, r := range d.caps {
@@ -21,7 +20,7 @@ func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 		caps = append(caps, r)
 	}
 	d.caps = caps
-	r := d.reason(pod, p.groups)
+	r := d.reason(pod, p.byGroup)
 	if r.Kind != ReasonSkew {
 		return r
 	}
@@ -39,13 +38,8 @@ func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 	return r
 }
 
-// checkNewCapped is Cluster.CheckNew for explain, which asks it for every
-// group at its limit and every pod left unplaced: once a cluster limit is
-// reached that is every group for every remaining pod. A pass is reused
-// for the next pods of the class that have the same spec, as long as the
-// Cluster has not changed (the group's next node has not either, since
-// adding it changes the Cluster); a failure is always asked again, its
-// error names the pod.
+// checkNewCapped is Cluster.CheckNew, a pass reused for the class's pods
+// of the same spec while the Cluster has not changed.
 func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.Node) error {
 	if p.memo.passedCheckNew(c, p.facts.SpecID(pod), group) {
 		return nil
@@ -57,9 +51,8 @@ func (p *planner) checkNewCapped(pod *v1.Pod, c *class, group string, node *v1.N
 	return nil
 }
 
-// possibleDomains counts the domains of the class's hard constraint i that
-// exist or the groups' templates could add (for the hostname key every node
-// a group may still add is a domain of its own).
+// possibleDomains counts the domains of hard constraint i that exist or
+// the groups could add (for the hostname key, each node they may add).
 func (p *planner) possibleDomains(c *class, i int) int {
 	s := c.spread
 	con := &s.Hard[i]

@@ -9,41 +9,23 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// The final view is the scheduler's view once every node of the plan has
-// registered. A placement holds there when, for each hard constraint of
-// its pod, its domain's count exceeds the global minimum (minMatchNum) by
-// at most maxSkew, counting:
-//
-//   - the existing pods, and every domain of the existing nodes and of the
-//     planned nodes that hold a pod;
-//   - every pod the plan places with the same spread (the pod's own
-//     class and the classes with its signature: the scheduler binds them
-//     one by one into the domain furthest below its final count, which
-//     passes when the final counts do);
-//   - the other pods the plan places before it in kube-scheduler's queue
-//     order, which bind before it. A pod that matches the spread's
-//     selector without carrying the spread and comes later in the queue
-//     binds after it and cannot make it fail.
+// The final view is the scheduler's once every planned node registered. A
+// placement holds there when each hard constraint's skew is within maxSkew
+// counting every pod placed with the same spread and the other matching
+// pods placed before it, over the domains of nodes that hold a pod.
 
-// violation is a placement that does not hold in the final view.
+// violation is a placement (its index) that fails in the final view.
 type violation struct {
-	// at is the placement's index in the plan's placements.
 	at  int
 	rej *topology.Rejection
 }
 
-// finalViolations returns the placements that do not hold in the final
-// view, in placement order.
-func (p *planner) finalViolations() []violation {
-	return p.newFinalCheck().violations()
-}
+// finalViolations returns the failing placements, in placement order.
+func (p *planner) finalViolations() []violation { return p.newFinalCheck().violations() }
 
-// finalCheck is the final view's verdict on the plan's placements, spread
-// by spread (one Counts per spread signature). Taking a placement out can
-// change the verdict only of the spreads that count its pod (its own
-// spread, and the spreads whose selector it may count for), or of every
-// spread when it leaves its planned node without a pod, whose domains then
-// leave the view: recheck recomputes just those.
+// finalCheck is the final view's verdict per spread signature. Taking a
+// placement out changes only the spreads that may count its pod, or all
+// when it empties its planned node.
 type finalCheck struct {
 	p       *planner
 	nodeOf  map[string]*topology.Node
@@ -117,11 +99,9 @@ func (fc *finalCheck) takenOut(pod *v1.Pod, emptied bool) {
 	fc.recheck(dirty)
 }
 
-// violationsOf checks the placements own (indexes, ascending) of the pods
-// whose spread is s, in the final view as the package comment counts it;
-// classes are the placements' classes. Whether a pod may count for s
-// reads only its namespace and labels, which its class fixes: it is
-// decided once per class.
+// violationsOf checks the placements own (ascending) of the pods whose
+// spread is s in the final view; classes are the placements' classes
+// (MayCount is decided once per class).
 func (p *planner) violationsOf(s *topology.Spread, own []int, classes []*class, nodeOf map[string]*topology.Node) []violation {
 	cnt := p.u.CountOnce(s)
 	for _, pn := range p.planned {
@@ -158,8 +138,7 @@ func (p *planner) violationsOf(s *topology.Spread, own []int, classes []*class, 
 	return out
 }
 
-// finalNodes maps the name of every node a placement may name to its
-// topology node: the existing nodes and the planned ones.
+// finalNodes maps the existing and planned nodes' names to their nodes.
 func (p *planner) finalNodes() map[string]*topology.Node {
 	out := make(map[string]*topology.Node, len(p.planned)+len(p.existing.byName))
 	for name, e := range p.existing.byName {
@@ -171,23 +150,17 @@ func (p *planner) finalNodes() map[string]*topology.Node {
 	return out
 }
 
-// takeOut removes, latest first, the placements that do not hold in the
-// final view until every one left does, reports their pods pending with
-// why, and drops the planned nodes left without a pod. cause names the
-// bound that stopped re-planning (empty: re-planning reached a fixpoint).
+// takeOut removes the failing placements, latest first, until every one
+// left holds, and drops the planned nodes left empty.
 func (p *planner) takeOut(cause DegradeCause) {
-	if cause == "" {
-		cause = DegradedFinalView
-	}
 	fc := p.newFinalCheck()
 	for p.takeOutLatest(fc, cause) {
 	}
 	p.dropEmpty()
 }
 
-// takeOutLatest removes the latest placement that does not hold in the
-// final view, reports its pod pending with why and updates fc; false when
-// every placement holds.
+// takeOutLatest removes the latest failing placement; false when none
+// fails.
 func (p *planner) takeOutLatest(fc *finalCheck, cause DegradeCause) bool {
 	bad := fc.violations()
 	if len(bad) == 0 {

@@ -6,31 +6,19 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// groupDomains are the groups by domain for one class: by the values their
-// templates carry for the class's domain keys (topology.DomainKeys), each
-// domain's groups in the order of candidate.less among themselves. A
-// group's next node has the same count and opens the same domains as any
-// other of its domain's (the keys' values are the domain's, and a new node
-// holds no pod), so the order inside a domain is cost, then rank; it only
-// changes when a zero-or-max group opens (its cost drops from Max to 1),
-// which planMemo.costs counts. A group whose template lacks one of the keys
-// is in no domain: the spread rejects its nodes (topology.Counts.Admits).
+// groupDomains are a class's groups by their templates' domain-key values,
+// each domain's by cost then rank (candidate.less within one domain, whose
+// next nodes share count and opens), as of planMemo.costs costsAt.
 type groupDomains struct {
 	domains [][]*groupState
-	// costsAt is planMemo.costs when the orders were computed.
 	costsAt int
 }
 
-// groupsByDomain returns c's groups by domain, ordered for the memo's
-// current costs.
+// groupsByDomain returns c's groups by domain for the current costs.
 func (p *planner) groupsByDomain(c *class) [][]*groupState {
 	cm := p.memo.class(c)
 	if cm.groupDomains != nil && cm.groupDomains.costsAt == p.memo.costs {
 		return cm.groupDomains.domains
-	}
-	rank := make([]int, len(p.groups))
-	for _, g := range p.groups {
-		rank[g.rank] = c.groupRank(g)
 	}
 	partition := p.memo.groupPartition(topology.DomainKeys(c.spread), p.groups)
 	domains := make([][]*groupState, len(partition))
@@ -40,7 +28,7 @@ func (p *planner) groupsByDomain(c *class) [][]*groupState {
 			if ca, cb := newNodeCost(a), newNodeCost(b); ca != cb {
 				return ca - cb
 			}
-			return rank[a.rank] - rank[b.rank]
+			return c.groupRank(a) - c.groupRank(b)
 		})
 	}
 	cm.groupDomains = &groupDomains{domains: domains, costsAt: p.memo.costs}
@@ -68,8 +56,8 @@ func partitionGroups(keys []string, groups []*groupState) [][]*groupState {
 	return out
 }
 
-// newNodeCost is the number of nodes g's next node adds: all Max nodes of
-// a zero-or-max group that has none yet, else one.
+// newNodeCost is the nodes g's next node adds: Max for an empty
+// zero-or-max group, else one.
 func newNodeCost(g *groupState) int {
 	if g.ZeroOrMax && g.Size+g.planned == 0 {
 		return g.Max
@@ -77,8 +65,8 @@ func newNodeCost(g *groupState) int {
 	return 1
 }
 
-// groupCursor walks one domain's groups, best first, and yields the next
-// node of each group that admits the pod and has capacity (planner.valid).
+// groupCursor yields, best first, the valid next nodes of one domain's
+// groups.
 type groupCursor struct {
 	groups []*groupState
 	at     int
@@ -87,8 +75,7 @@ type groupCursor struct {
 	done   bool
 }
 
-// fill advances the cursor to its domain's next group whose next node is
-// valid for a pod of c, and reports whether there is one.
+// fill advances to the next valid group node; false when none is left.
 func (g *groupCursor) fill(p *planner, c *class) bool {
 	if g.ready || g.done {
 		return g.ready

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -8,77 +9,56 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// planMemo holds one planning pass's speed-up caches: what the planner
-// remembers only so as not to derive it again or ask the Cluster again.
-// Its methods are the only code that reads, writes or invalidates them;
-// the planner reports the events that can invalidate an entry (nodeAdded,
-// podPlaced, limiterRefused) and the memo counts them. Every entry holds
-// what recomputing it would return, so the plan is the same with or
-// without it. The semantic state (nodes, pods, counts, rejections, free
-// resources) stays on the planner, its classes and its nodes.
+// planMemo holds one pass's caches. Its methods alone read and invalidate
+// them, from the events the planner reports (nodeAdded, podPlaced,
+// limiterRefused); every entry equals what recomputing would return, so
+// the plan does not depend on it.
 type planMemo struct {
-	// version counts the nodes and pods added to the Cluster, nodes the
-	// nodes and antiAffinity the pods with required pod anti-affinity;
-	// capacity counts the nodes added and the limiter's refusals.
-	version, nodes, antiAffinity, capacity int
-	// costs counts the zero-or-max groups opened: each one's next node
-	// then costs one node instead of Max (see groupDomains).
-	costs int
-	// classes are the per-class entries, groups the per-group ones (by
-	// groupState.rank).
-	classes map[*class]*classMemo
-	groups  []groupMemo
-	// withRoom holds, per requestKey, the nodes that had room for that
-	// request at its last check.
-	withRoom map[string]*withRoom
-	// combos holds the planned nodes by combo, per domain keys and
-	// request (see candidateStream).
-	combos map[combosKey]*plannedCombos
-	// partitions are the groups by domain, per domain keys (see
-	// partitionGroups): templates do not change while a pass plans.
-	partitions map[string][][]*groupState
-	// candidates is reused by fixedCandidates for every pod.
-	candidates []candidate
-	// lastRequests are the requests of the pod being placed.
+	classes      map[*class]*classMemo
+	groups       []groupMemo          // by groupState.rank
+	withRoom     map[string]*withRoom // by requestKey
+	combos       map[combosKey]*plannedCombos
+	partitions   map[string][][]*groupState // by domain keys
+	candidates   []candidate
 	lastRequests requests
+
+	// version counts the nodes and pods added to the Cluster; nodes, the
+	// nodes; antiAffinity, the pods with required anti-affinity; capacity,
+	// the nodes added and the limiter's refusals; costs, the zero-or-max
+	// groups opened.
+	version, nodes, antiAffinity, capacity, costs int
 }
 
 // classMemo is the memo's entry for one class.
 type classMemo struct {
-	// skips are the class's skip positions in the buckets of planned nodes.
 	skips map[*comboBucket]*bucketSkip
 	// countedIn are the Counts that may count the class's pods, among the
-	// planner's first countsSeen (see countsOf).
+	// planner's first countsSeen.
 	countedIn  []*topology.Counts
 	countsSeen int
-	// passedCheckNew records, by group, the memo's version (plus one) at which the
-	// group's next node passed Cluster.CheckNew for a pod of spec checkedSpec
-	// (a PodFacts.SpecID).
+	// passedCheckNew holds, by group, version+1 when the group's next node
+	// passed Cluster.CheckNew for a pod of spec checkedSpec.
 	passedCheckNew map[string]int
 	checkedSpec    int
 	capped         cappedMemo
-	// groupDomains are the class's groups by domain (see groupsByDomain).
-	groupDomains *groupDomains
+	groupDomains   *groupDomains
 }
 
-// groupMemo is the memo's entry for one group.
+// groupMemo is the memo's entry for one group: its next node (numbered
+// nextNodeAt), and growthLimit without detail as of capacity count
+// capacityAt-1 (so the zero value is never current).
 type groupMemo struct {
-	// nextNode is templateNode's node, the one numbered nextNodeAt: every
-	// pod considers every group, and the node only changes when the group
-	// adds one.
 	nextNode   *v1.Node
 	nextNodeAt int
-	// noCapacity is growthLimit without detail, computed when the memo's
-	// capacity count was capacityAt-1 (so that the zero value is never
-	// current).
 	noCapacity bool
 	capacityAt int
 }
 
-// newPlanMemo returns an empty memo for a pass over groups groups; the
-// per-request entries are made on first use.
+// newPlanMemo returns an empty memo for a pass over groups groups.
 func newPlanMemo(groups int) planMemo {
-	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups)}
+	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups),
+		withRoom: map[string]*withRoom{}, combos: map[combosKey]*plannedCombos{},
+		partitions: map[string][][]*groupState{}}
 }
 
 // nodeAdded records a node added to the Cluster.
@@ -97,27 +77,22 @@ func (m *planMemo) podPlaced(pod *v1.Pod) {
 }
 
 // costDropped records a zero-or-max group opening its Max nodes.
-func (m *planMemo) costDropped() {
-	m.costs++
-}
+func (m *planMemo) costDropped() { m.costs++ }
 
 // limiterRefused records the estimation limiter refusing a node.
-func (m *planMemo) limiterRefused() {
-	m.capacity++
-}
+func (m *planMemo) limiterRefused() { m.capacity++ }
 
 // class returns c's entry, created empty on first use.
 func (m *planMemo) class(c *class) *classMemo {
 	cm, ok := m.classes[c]
 	if !ok {
-		cm = &classMemo{}
+		cm = &classMemo{skips: map[*comboBucket]*bucketSkip{}}
 		m.classes[c] = cm
 	}
 	return cm
 }
 
-// requestsOf returns pod's requests, read from facts once for consecutive
-// calls.
+// requestsOf returns pod's requests, cached for consecutive calls.
 func (m *planMemo) requestsOf(facts *PodFacts, pod *v1.Pod) requests {
 	if m.lastRequests.pod != pod {
 		m.lastRequests = facts.requests(pod, true)
@@ -125,8 +100,7 @@ func (m *planMemo) requestsOf(facts *PodFacts, pod *v1.Pod) requests {
 	return m.lastRequests
 }
 
-// templateNode returns g's next node, made by newNode while g has not
-// added it.
+// templateNode returns g's next node, made by newNode once per node.
 func (m *planMemo) templateNode(g *groupState, newNode func() *v1.Node) *v1.Node {
 	gm := &m.groups[g.rank]
 	if gm.nextNode == nil || gm.nextNodeAt != g.next {
@@ -135,8 +109,8 @@ func (m *planMemo) templateNode(g *groupState, newNode func() *v1.Node) *v1.Node
 	return gm.nextNode
 }
 
-// noCapacity returns refused, whether g can add no node, as last computed
-// unless a node was added or refused since.
+// noCapacity returns refused(), recomputed only after a node was added or
+// refused.
 func (m *planMemo) noCapacity(g *groupState, refused func() bool) bool {
 	gm := &m.groups[g.rank]
 	if gm.capacityAt != m.capacity+1 {
@@ -145,26 +119,17 @@ func (m *planMemo) noCapacity(g *groupState, refused func() bool) bool {
 	return gm.noCapacity
 }
 
-// candidateBuffer returns the empty buffer of fixed candidates; a pod's
-// candidates are used up before the next pod's are collected, so one
-// buffer serves every pod. releaseCandidates hands it back.
-func (m *planMemo) candidateBuffer() []candidate {
-	return m.candidates[:0]
-}
+// candidateBuffer returns the one buffer of fixed candidates, which
+// releaseCandidates hands back (a pod's are used up before the next's).
+func (m *planMemo) candidateBuffer() []candidate { return m.candidates[:0] }
 
-func (m *planMemo) releaseCandidates(buf []candidate) {
-	m.candidates = buf[:0]
-}
+func (m *planMemo) releaseCandidates(buf []candidate) { m.candidates = buf[:0] }
 
-// roomFor returns the lists of nodes with room for req's request, the
-// existing nodes starting as all.
+// roomFor returns the nodes with room for req, starting from all.
 func (m *planMemo) roomFor(req requests, all []*existingState) *withRoom {
-	if m.withRoom == nil {
-		m.withRoom = map[string]*withRoom{}
-	}
 	w, ok := m.withRoom[req.key]
 	if !ok {
-		w = &withRoom{existing: all}
+		w = &withRoom{existing: slices.Clone(all)}
 		m.withRoom[req.key] = w
 	}
 	return w
@@ -174,12 +139,9 @@ func (m *planMemo) roomFor(req requests, all []*existingState) *withRoom {
 // their values of keys, including the nodes planned since the last call.
 func (m *planMemo) plannedByCombo(keys []string, req requests, planned []*plannedState) *plannedCombos {
 	k := combosKey{keys: strings.Join(keys, "\x00"), request: req.key}
-	if m.combos == nil {
-		m.combos = map[combosKey]*plannedCombos{}
-	}
 	pd, ok := m.combos[k]
 	if !ok {
-		pd = &plannedCombos{keys: keys, byValues: map[string]*comboBucket{}, missing: &comboBucket{}}
+		pd = &plannedCombos{keys: keys, byValues: map[string]*comboBucket{}}
 		m.combos[k] = pd
 	}
 	for _, pn := range planned[pd.seen:] {
@@ -192,13 +154,9 @@ func (m *planMemo) plannedByCombo(keys []string, req requests, planned []*planne
 	return pd
 }
 
-// groupPartition returns partitionGroups(keys, groups), computed once per
-// set of keys.
+// groupPartition returns partitionGroups(keys, groups), once per keys.
 func (m *planMemo) groupPartition(keys []string, groups []*groupState) [][]*groupState {
 	k := strings.Join(keys, "\x00")
-	if m.partitions == nil {
-		m.partitions = map[string][][]*groupState{}
-	}
 	out, ok := m.partitions[k]
 	if !ok {
 		out = partitionGroups(keys, groups)
@@ -210,9 +168,6 @@ func (m *planMemo) groupPartition(keys []string, groups []*groupState) [][]*grou
 // skipFor returns c's valid skip position in b.
 func (m *planMemo) skipFor(c *class, b *comboBucket) *bucketSkip {
 	cm := m.class(c)
-	if cm.skips == nil {
-		cm.skips = map[*comboBucket]*bucketSkip{}
-	}
 	sk, ok := cm.skips[b]
 	if !ok {
 		sk = &bucketSkip{}
@@ -224,9 +179,8 @@ func (m *planMemo) skipFor(c *class, b *comboBucket) *bucketSkip {
 	return sk
 }
 
-// countsOf returns the Counts, among all (in creation order), that may
-// count a pod of class c (a superset, which Counts.AddPod narrows),
-// extended with the Counts created since the last call.
+// countsOf returns the Counts among all (in creation order) that may count
+// a pod of c, a superset that Counts.AddPod narrows.
 func (m *planMemo) countsOf(c *class, all []*topology.Counts) []*topology.Counts {
 	cm := m.class(c)
 	for _, cnt := range all[cm.countsSeen:] {
@@ -238,8 +192,8 @@ func (m *planMemo) countsOf(c *class, all []*topology.Counts) []*topology.Counts
 	return cm.countedIn
 }
 
-// passedCheckNew reports whether group's next node passed Cluster.CheckNew for a
-// pod of c of spec (a PodFacts.SpecID) while nothing changed since.
+// passedCheckNew reports whether group's next node passed Cluster.CheckNew
+// for a pod of c of spec with nothing added since.
 func (m *planMemo) passedCheckNew(c *class, spec int, group string) bool {
 	cm := m.class(c)
 	if spec != cm.checkedSpec {
@@ -248,13 +202,11 @@ func (m *planMemo) passedCheckNew(c *class, spec int, group string) bool {
 	return cm.passedCheckNew[group] == m.version+1
 }
 
-// fitNew records that group's next node passed Cluster.CheckNew for a pod
-// of c, of the spec passedCheckNew was last asked about.
-func (m *planMemo) fitNew(c *class, group string) {
-	m.class(c).passedCheckNew[group] = m.version + 1
-}
+// fitNew records that group's next node passed Cluster.CheckNew for the
+// spec passedCheckNew was last asked about.
+func (m *planMemo) fitNew(c *class, group string) { m.class(c).passedCheckNew[group] = m.version + 1 }
 
-// stateFor returns the planning's state as it concerns class c.
+// stateFor returns the state c's capped reason depends on.
 func (m *planMemo) stateFor(c *class) planState {
 	st := planState{version: m.version, nodes: m.nodes, antiAffinity: m.antiAffinity}
 	if c.counts != nil {
@@ -271,4 +223,50 @@ func (m *planMemo) cappedReason(c *class, pod *v1.Pod, spec int) *Reason {
 // recordCapped is c's cappedMemo.recordCapped in the current state.
 func (m *planMemo) recordCapped(c *class, pod *v1.Pod, spec int, r *Reason) {
 	m.class(c).capped.recordCapped(pod, spec, r, m.stateFor(c))
+}
+
+// limitKinds are the reasons a limit, not the pod, caused.
+var limitKinds = map[ReasonKind]bool{ReasonMaxSize: true, ReasonClusterLimit: true, ReasonResourceLimit: true}
+
+// planState is what a class's capped reason depends on (see cappedReason).
+type planState struct {
+	version, nodes, antiAffinity, counts int
+}
+
+// cappedMemo is a class's last capped pod: its limit reason, spec
+// (PodFacts.SpecID) and the state then.
+type cappedMemo struct {
+	reason *Reason
+	spec   int
+	at     planState
+}
+
+// recordCapped remembers r, why pod of spec stays unplaced, when a limit
+// caused it.
+func (m *cappedMemo) recordCapped(pod *v1.Pod, spec int, r *Reason, now planState) {
+	if !limitKinds[r.Kind] || topology.HasRequiredPodAffinity(pod) {
+		m.reason = nil
+		return
+	}
+	m.reason, m.at, m.spec = r, now, spec
+}
+
+// cappedReason returns the class's last limit reason when pod has the
+// last capped pod's spec and nothing that could change the outcome
+// changed since: a node added, the class's counts, a pod with required
+// anti-affinity placed, or, for a pod with inter-pod terms, any pod placed.
+// Other pods only take resources, which cannot let a pod fit.
+func (m *cappedMemo) cappedReason(pod *v1.Pod, spec int, now planState) *Reason {
+	if m.reason == nil || spec != m.spec {
+		return nil
+	}
+	at := m.at
+	if topology.HasRequiredPodAffinity(pod) || topology.HasRequiredPodAntiAffinity(pod) {
+		if at.version != now.version {
+			return nil
+		}
+	} else if at.nodes != now.nodes || at.antiAffinity != now.antiAffinity || at.counts != now.counts {
+		return nil
+	}
+	return m.reason
 }

@@ -10,70 +10,53 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// Cluster is the scheduling the planner does not do itself: every scheduler
-// filter other than its own spread arithmetic (resources, affinity, taints,
-// ports, volumes...). The real scheduler framework plugs in here: CA's
-// ClusterSnapshot in the estimator, the scheduler framework in tests. A
-// Cluster may also run PodTopologySpread; since every planned placement is
-// valid in the scheduler view, that only double-checks the plan.
+// Cluster runs every scheduler filter other than the planner's spread
+// arithmetic (resources, affinity, taints, ports, volumes...): CA's
+// ClusterSnapshot in the estimator, the scheduler framework in tests.
 type Cluster interface {
-	// CheckNew returns nil when pod passes the filters on node, a new empty
-	// node of group that is not in the cluster yet.
+	// CheckNew returns nil when pod passes the filters on node, a new
+	// node of group not in the cluster yet.
 	CheckNew(pod *v1.Pod, group string, node *v1.Node) error
-	// Check returns nil when pod passes the filters on the named node, given
-	// everything added so far.
+	// Check returns nil when pod passes the filters on the named node.
 	Check(pod *v1.Pod, nodeName string) error
 	// AddNode adds node, a new node of group.
 	AddNode(group string, node *v1.Node) error
 	// AddPod binds pod to the named node.
 	AddPod(pod *v1.Pod, nodeName string) error
 	// Reset removes every node and pod added since the Cluster was handed
-	// to the planner (the planner re-plans from scratch when a first plan
-	// does not hold once all its nodes exist).
+	// to the planner.
 	Reset() error
 }
 
-// Limits bound a plan.
+// Limits bound a plan (0: no cap).
 type Limits struct {
-	// MaxNodesTotal caps the cluster's node count (0: no cap), counting the
-	// nodes of the universe and the planned ones.
-	MaxNodesTotal int
-	// MaxNewNodes caps the nodes one plan adds (0: no cap).
-	MaxNewNodes int
+	MaxNodesTotal int // existing and planned nodes
+	MaxNewNodes   int
 	// AllowNode, when set, is asked before every new node (CA's estimation
 	// limiter); false stops adding nodes.
 	AllowNode func(group string) bool
-	// Resources, when set, bound the cores, memory and GPUs the new nodes
-	// add; a group whose next node would exceed them gets no more nodes.
 	Resources ResourceLimits
 }
 
 // Request is the input of PlanScaleUp.
 type Request struct {
 	Universe *topology.Universe
-	// Pending are the pods to place, in any order: Plan sorts them in
-	// kube-scheduler's queue order (priority descending, then creation time,
-	// then namespace/name).
-	Pending  []*v1.Pod
+	Pending  []*v1.Pod // in any order
 	Defaults *topology.Defaults
 	Limits   Limits
 	Cluster  Cluster
 	// NodeName names the n-th (from 1) planned node of group. Nil: "<group>-new-<n>".
 	NodeName func(group string, n int) string
-	// FirstIndex, when set, gives the first n used for group's new nodes
-	// (default 1), so names stay unique across loops.
+	// FirstIndex, when set, gives the first n of group's new nodes
+	// (default 1).
 	FirstIndex func(group string) int
-	// Rank, when set, is the preference among groups for the new nodes of
-	// a pod class (lower first), asked once per class (ClassOf) with its
-	// first pod in queue order; groups it leaves out come after, in
-	// Universe order. Nil: Universe order.
+	// Rank, when set, ranks the groups for a class's new nodes (lower
+	// first), asked with the class's first pod; groups it leaves out come
+	// after, in Universe order.
 	Rank func(pod *v1.Pod) map[string]int
-	// Facts memoizes what the planner derives from each pod; pass the same
-	// one to every PlanScaleUp of a loop (nil: one per call).
+	// Facts is shared by a loop's calls (nil: one per call).
 	Facts *PodFacts
-	// Context carries the logger (klog.FromContext): the decision at
-	// V(2), each pod left pending and each class's shares at V(5). Nil:
-	// context.Background(), klog's global logger.
+	// Context carries the logger (klog.FromContext; nil: klog's global).
 	Context context.Context
 }
 
@@ -95,11 +78,10 @@ type PlannedNode struct {
 
 // Placement is a pending pod's planned node.
 type Placement struct {
-	Pod   *v1.Pod
-	Node  string
-	Group string
-	// NewNode reports whether Node is a planned node.
-	NewNode bool
+	Pod     *v1.Pod
+	Node    string
+	Group   string
+	NewNode bool // Node is a planned node
 }
 
 // Plan is the planner's answer: the new nodes per group and where every
@@ -109,10 +91,23 @@ type Plan struct {
 	Nodes      []*PlannedNode
 	Placements []Placement
 	Unplaced   []Unplaced
-	// Degraded counts, per cause, the pods a bound on the planner's work
-	// left pending (see DegradeCause); nil when none did.
-	Degraded map[DegradeCause]int
+	Degraded   map[DegradeCause]int // pods per bound that left them pending
 }
 
 // TotalNewNodes is the number of nodes the plan adds.
 func (p *Plan) TotalNewNodes() int { return len(p.Nodes) }
+
+// ResourceLimits bound the resources a plan's new nodes add (CA's
+// --cores-total, --memory-total and --gpu-total, as left).
+type ResourceLimits interface {
+	// Budget returns a fresh budget for one planning round.
+	Budget() ResourceBudget
+}
+
+// ResourceBudget is what is left of the limits during one round.
+type ResourceBudget interface {
+	// Exceeded returns the resources n more nodes of group would exceed.
+	Exceeded(group string, n int) []string
+	// Take reserves n nodes of group.
+	Take(group string, n int)
+}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -12,9 +13,7 @@ type plannedState struct {
 	*PlannedNode
 	topo  *topology.Node
 	order int
-	// free counts the pods the plan puts on the node (not the template's
-	// DaemonSet pods, which the Cluster counts).
-	free *freeResources
+	free  *freeResources // the plan's pods only: the Cluster counts the DaemonSet pods
 }
 
 type groupState struct {
@@ -39,48 +38,20 @@ type planner struct {
 	nodeCount int
 	limited   bool // the estimation limiter refused a node
 	budget    ResourceBudget
-	// existing are the universe's nodes as places for pending pods.
-	existing existingNodes
-	// classPods is the number of pending pods of each class.
-	classPods map[ClassKey]int
-	// memo holds the pass's speed-up caches (see planMemo).
-	memo planMemo
+	existing  existingNodes
+	classPods map[ClassKey]int // pending pods per class
+	memo      planMemo
 }
 
-// PlanScaleUp decides which groups to scale and by how much so that the pending
-// pods become schedulable, placing them one by one in the scheduler's queue
-// order. For each pod, among the placements that the scheduler will accept
-// once the planned nodes register (Admit/AdmitNew on the scheduler view, then
-// Cluster for all other filters), it prefers:
-//
-//  1. the lowest matching count over the pod's hard constraints' domains
-//     (the per-node hostname key excluded): the placement that keeps the
-//     spread most even, which is what leaves the real scheduler room;
-//  2. a placement that realizes a zero-size domain, when counts tie;
-//  3. fewer new nodes: a planned node before a new one, a new node before
-//     opening a zero-or-max group;
-//  4. group order (Request.Rank, else the order of Universe.Groups), then
-//     planned-node order.
-//
-// Pods whose spread has two or more domain keys (zone and capacity type,
-// zone and rack) are placed by their class's shares (classShares): the
-// pods per combination of values of a complete plan, and the order in
-// which the scheduler can bind them, decided when the class's first pod is
-// placed; preferences 1-4 then choose inside each combination.
-//
-// Every placement of the plan returned holds in the final view (see
-// finalview.go): when one does not, the pods are planned again with the
-// nodes of the rounds so far registered from the start, until a round
-// opens no node beyond them (the fixpoint), holds no fewer placements
-// that fail, summed by how far each exceeds its maxSkew, than the round
-// before (re-planning stopped helping), or
-// maxRounds; the placements of that round that still do not hold are then
-// taken out, their pods pending with a Reason, counted in Plan.Degraded.
-//
-// It never adds a node without a pod on it (except the rest of a
-// zero-or-max group), never exceeds a group's max size or the limits, and
-// treats ScheduleAnyway constraints as preferences the scheduler may ignore.
-// The Universe is not modified.
+// PlanScaleUp decides which groups to scale, and by how much, for the
+// pending pods, placed one by one in queue order where the spread and the
+// Cluster accept them, preferring (1) the lowest matching count over the
+// hard non-hostname domains, (2) realizing a zero-size domain, (3) fewer
+// new nodes, (4) group order (Request.Rank), then planned-node order; a
+// class with two or more domain keys follows its shares (classShares).
+// While a placement fails in the final view, the pods are planned again
+// with the nodes so far registered first, until that stops opening nodes,
+// stops helping, or reaches maxRounds; what still fails is taken out.
 func PlanScaleUp(req Request) (*Plan, error) {
 	d, err := DraftScaleUp(req)
 	if err != nil {
@@ -89,11 +60,8 @@ func PlanScaleUp(req Request) (*Plan, error) {
 	return d.Finish()
 }
 
-// A Draft is the first round of a PlanScaleUp: every pod placed as the
-// round places it, the final view not checked yet, so some placements may
-// not hold there. It tells how a loop's pods divide between domains (the
-// Chooser's shares) at the cost of one round; Finish completes the
-// PlanScaleUp it began.
+// A Draft is the first round of a PlanScaleUp, before the final-view
+// check; Finish completes it.
 type Draft struct {
 	req       Request
 	pods      []*v1.Pod
@@ -122,9 +90,8 @@ func DraftScaleUp(req Request) (*Draft, error) {
 // Plan is the draft's plan, not to be modified.
 func (d *Draft) Plan() *Plan { return d.first.plan }
 
-// Finish returns PlanScaleUp's plan: the draft's when every placement
-// holds in the final view, else the rounds that follow it. The Cluster must
-// hold what the draft left in it.
+// Finish returns PlanScaleUp's plan. The Cluster must hold what the draft
+// left in it.
 func (d *Draft) Finish() (*Plan, error) {
 	plan, rounds, err := d.finish()
 	if err == nil {
@@ -140,11 +107,17 @@ func (d *Draft) finish() (*Plan, int, error) {
 	var preopen map[string]int
 	fewest := -1
 	for round := 1; ; round++ {
-		violations := totalExcess(p.finalViolations())
+		violations := 0 // summed excess over maxSkew
+		for _, v := range p.finalViolations() {
+			violations += v.rej.Excess()
+		}
 		if violations == 0 {
 			return p.plan, round, nil
 		}
-		grew := opensBeyond(p.plan.NewNodes, preopen)
+		grew := false // opened more nodes in some group than preopen
+		for g, n := range p.plan.NewNodes {
+			grew = grew || n > preopen[g]
+		}
 		improved := fewest < 0 || violations < fewest
 		if !grew || !improved || round == maxRounds {
 			cause := DegradedFinalView
@@ -155,10 +128,8 @@ func (d *Draft) finish() (*Plan, int, error) {
 			return p.plan, round, nil
 		}
 		fewest = violations
-		// Some placement was checked before a node planned later existed,
-		// and that node lowers a global minimum. Plan again with every node
-		// of the rounds so far present from the start, so each placement is
-		// checked in the view the scheduler will have.
+		// A node planned later lowered a global minimum: plan again with
+		// every node so far present from the start.
 		if err := d.req.Cluster.Reset(); err != nil {
 			return nil, round, fmt.Errorf("plan: resetting cluster: %w", err)
 		}
@@ -170,8 +141,7 @@ func (d *Draft) finish() (*Plan, int, error) {
 	}
 }
 
-// round plans the draft's pods with the nodes preopen registered from the
-// start.
+// round plans the draft's pods with preopen's nodes registered first.
 func (d *Draft) round(preopen map[string]int) (*planner, error) {
 	p := newPlanner(d.req)
 	p.classPods = d.classPods
@@ -181,34 +151,10 @@ func (d *Draft) round(preopen map[string]int) (*planner, error) {
 	return p, nil
 }
 
-// totalExcess sums how far each violation's skew exceeds its maxSkew (0: the
-// plan holds in the final view).
-func totalExcess(vs []violation) int {
-	n := 0
-	for _, v := range vs {
-		n += v.rej.Excess()
-	}
-	return n
-}
-
-// opensBeyond reports whether nodes has more new nodes in some group than
-// preopen.
-func opensBeyond(nodes, preopen map[string]int) bool {
-	for g, n := range nodes {
-		if n > preopen[g] {
-			return true
-		}
-	}
-	return false
-}
-
 // mergeNodes returns, per group, the larger of a's and b's node counts.
 func mergeNodes(a, b map[string]int) map[string]int {
-	out := make(map[string]int, len(a)+len(b))
+	out := maps.Clone(b)
 	for g, n := range a {
-		out[g] = n
-	}
-	for g, n := range b {
 		out[g] = max(out[g], n)
 	}
 	return out
@@ -243,10 +189,8 @@ func newPlanner(req Request) *planner {
 	return p
 }
 
-// run places pods (in queue order) after opening preopen[group] empty nodes
-// per group; pre-opened nodes that end up without a pod are dropped from the
-// plan (an empty node only lowers global minimums, so dropping it keeps
-// every placement valid).
+// run places pods after opening preopen[group] empty nodes per group, and
+// drops those left empty (which only lowers global minimums).
 func (p *planner) run(pods []*v1.Pod, preopen map[string]int) error {
 	for _, g := range p.groups {
 		for i := 0; i < preopen[g.Name] && p.growthLimit(g, false) == nil; i++ {

@@ -7,9 +7,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// SortQueueOrder sorts pods in kube-scheduler's default queue order
-// (PrioritySort): higher priority first, then earlier creation, then
-// namespace/name for a deterministic order.
+// SortQueueOrder sorts pods in kube-scheduler's PrioritySort order, then
+// by namespace/name.
 func SortQueueOrder(pods []*v1.Pod) {
 	sort.SliceStable(pods, func(i, j int) bool {
 		pi, pj := priority(pods[i]), priority(pods[j])

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,25 +27,19 @@ const (
 	ReasonSkew ReasonKind = "MaxSkewExceeded"
 	// ReasonMissingKey: no node or template carries a topology key.
 	ReasonMissingKey ReasonKind = "TopologyKeyMissing"
-	// ReasonMinDomains: fewer domains can exist than minDomains, so the
-	// global minimum stays 0 and every domain holds at most maxSkew pods.
+	// ReasonMinDomains: fewer domains can exist than minDomains.
 	ReasonMinDomains ReasonKind = "MinDomainsUnreachable"
-	// ReasonUntolerated: the domains the spread allows only have nodes whose
-	// taints the pod does not tolerate.
+	// ReasonUntolerated: the allowed domains' nodes have untolerated taints.
 	ReasonUntolerated ReasonKind = "TaintNotTolerated"
-	// ReasonDoesNotFit: the spread allows a domain but the pod fails another
-	// scheduler filter on its template (resources, node affinity, ...).
+	// ReasonDoesNotFit: the pod fails another filter on allowed templates.
 	ReasonDoesNotFit ReasonKind = "TemplateDoesNotFit"
-	// ReasonResourceLimit: the cluster's cores, memory or GPU limit
-	// (--cores-total, --memory-total, --gpu-total) leaves no room for a
-	// node of the group the pod needs.
+	// ReasonResourceLimit: a cores, memory or GPU limit of the cluster.
 	ReasonResourceLimit ReasonKind = "ResourceLimitReached"
 	// ReasonNoGroup: there are no node groups.
 	ReasonNoGroup ReasonKind = "NoNodeGroup"
 )
 
-// Reason says why the plan leaves a pod pending: the kind, the constraint
-// and domain involved when the spread is the cause, and a sentence.
+// Reason says why the plan leaves a pod pending.
 type Reason struct {
 	Kind        ReasonKind
 	Constraint  int
@@ -52,8 +47,7 @@ type Reason struct {
 	Domain      string
 	Group       string
 	Message     string
-	// Degraded names the bound on the planner's work that left the pod
-	// pending, empty when no bound did (the Message says what it is).
+	// Degraded names the bound that left the pod pending, if any.
 	Degraded DegradeCause
 }
 
@@ -65,53 +59,37 @@ type Unplaced struct {
 	Reason *Reason
 }
 
-// diagnosis collects, while the planner looks for a place, why each
-// candidate failed, to name the most useful reason when none is left.
+// diagnosis collects why each candidate failed; a nil one records nothing.
 type diagnosis struct {
-	skew      []*topology.Rejection
-	skewGroup []string
-	caps      []*Reason
-	capNodes  []*v1.Node
-	// clusterErrs are the Cluster's rejections, formatted only when the pod
-	// stays unplaced (reason): most pods find a place after a few.
+	skew          []*topology.Rejection
+	skewGroup     []string
+	caps          []*Reason
+	capNodes      []*v1.Node
 	clusterErrs   []error
 	clusterGroups []string
 }
 
-// spread, capacity and fit record why a candidate failed; on a nil
-// diagnosis (the first attempt to place a pod, which usually succeeds) they
-// record nothing.
 func (d *diagnosis) spread(r *topology.Rejection, group string) {
-	if d == nil {
-		return
+	if d != nil {
+		d.skew, d.skewGroup = append(d.skew, r), append(d.skewGroup, group)
 	}
-	d.skew = append(d.skew, r)
-	d.skewGroup = append(d.skewGroup, group)
 }
 
 func (d *diagnosis) capacity(r *Reason, node *v1.Node) {
-	if d == nil {
-		return
+	if d != nil {
+		d.caps, d.capNodes = append(d.caps, r), append(d.capNodes, node)
 	}
-	d.caps = append(d.caps, r)
-	d.capNodes = append(d.capNodes, node)
 }
 
 func (d *diagnosis) fit(group string, err error) {
-	if d == nil {
-		return
+	if d != nil {
+		d.clusterErrs, d.clusterGroups = append(d.clusterErrs, err), append(d.clusterGroups, group)
 	}
-	d.clusterErrs = append(d.clusterErrs, err)
-	d.clusterGroups = append(d.clusterGroups, group)
 }
 
-// reason picks, in order: a group at its limit that the spread would have
-// used (the plan would help if the limit were higher); a template the
-// spread allows but the pod does not fit; the spread itself.
-func (d *diagnosis) reason(pod *v1.Pod, groups []*groupState) *Reason {
-	if len(groups) == 0 {
-		return &Reason{Kind: ReasonNoGroup, Message: "no node group can be scaled"}
-	}
+// reason picks, in order: a limit the spread would have used; a template
+// the spread allows but the pod does not fit; the spread.
+func (d *diagnosis) reason(pod *v1.Pod, byGroup map[string]*groupState) *Reason {
 	if len(d.caps) > 0 {
 		r := *d.caps[0]
 		msgs := make([]string, 0, len(d.caps))
@@ -125,9 +103,11 @@ func (d *diagnosis) reason(pod *v1.Pod, groups []*groupState) *Reason {
 		return &r
 	}
 	if len(d.clusterErrs) > 0 {
-		r := &Reason{Kind: ReasonDoesNotFit, Group: d.clusterGroups[0]}
-		if untoleratedEverywhere(pod, groups, d.clusterGroups) {
-			r.Kind = ReasonUntolerated
+		r := &Reason{Kind: ReasonUntolerated, Group: d.clusterGroups[0]}
+		for _, name := range d.clusterGroups { // untolerated only if every group's taints are
+			if g := byGroup[name]; g == nil || !topology.Untolerated(pod, g.Template) {
+				r.Kind = ReasonDoesNotFit
+			}
 		}
 		parts := make([]string, 0, len(d.clusterErrs))
 		for i := range d.clusterErrs {
@@ -148,9 +128,8 @@ func (d *diagnosis) reason(pod *v1.Pod, groups []*groupState) *Reason {
 	return &Reason{Kind: ReasonNoGroup, Message: "no node group can be scaled"}
 }
 
+// skewSummary formats each distinct rejection once.
 func (d *diagnosis) skewSummary() string {
-	// Many candidates (every planned node of a group) give the same
-	// rejection: format each distinct one once.
 	type key struct {
 		group string
 		r     topology.Rejection
@@ -168,31 +147,8 @@ func (d *diagnosis) skewSummary() string {
 	return strings.Join(dedupe(msgs), "; ")
 }
 
-// untoleratedEverywhere reports whether every group that failed the fit
-// check has a NoSchedule/NoExecute taint the pod does not tolerate.
-func untoleratedEverywhere(pod *v1.Pod, groups []*groupState, failed []string) bool {
-	byName := map[string]*groupState{}
-	for _, g := range groups {
-		byName[g.Name] = g
-	}
-	for _, name := range failed {
-		g := byName[name]
-		if g == nil || !topology.Untolerated(pod, g.Template) {
-			return false
-		}
-	}
-	return true
-}
-
+// dedupe sorts s and drops its repeats.
 func dedupe(s []string) []string {
-	seen := map[string]bool{}
-	out := s[:0]
-	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Strings(out)
-	return out
+	sort.Strings(s)
+	return slices.Compact(s)
 }

@@ -1,27 +1,24 @@
 package planner
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/spreadscale/spreadscale/topology"
 )
 
-// freeResources is a node's allocatable minus the requests of the pods the
-// planner knows on it, and its pod slots minus those pods: a cheap
-// prefilter, so that only nodes with room are asked of the Cluster (which
-// decides, with every pod the node really holds). The requests are the ones
-// NodeResourcesFit reads (resourcehelper.PodRequests: containers, init
-// containers, overhead). Only the resources the node reports are tracked.
+// freeResources is a node's allocatable and pod slots minus the pods the
+// planner knows on it (requests as NodeResourcesFit reads them): a
+// prefilter before the Cluster's check.
 type freeResources struct {
-	// slots is the pod slots left, when the node reports them (hasSlots).
 	slots    int64
 	hasSlots bool
-	// names and milli are the node's resources and their free amounts, in
-	// milli-units.
-	names []v1.ResourceName
-	milli []int64
+	names    []v1.ResourceName
+	milli    []int64 // free amount of each of names
 }
 
 func newFreeResources(allocatable v1.ResourceList, pods []requests) *freeResources {
@@ -50,8 +47,8 @@ func (f *freeResources) take(req requests) {
 	}
 }
 
-// covers reports whether a pod slot is left and the free resources cover a
-// pod's requests, for the resources the node reports.
+// covers reports whether a pod slot is left and the free resources cover
+// req, for the resources the node reports.
 func (f *freeResources) covers(req requests) bool {
 	if f.hasSlots && f.slots < 1 {
 		return false
@@ -64,10 +61,6 @@ func (f *freeResources) covers(req requests) bool {
 	return true
 }
 
-func podRequests(pod *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-}
-
 // requests are one pod's requests with their requestKey.
 type requests struct {
 	pod  *v1.Pod
@@ -75,17 +68,14 @@ type requests struct {
 	key  string
 }
 
-// requestsOf returns pod's requests (see planMemo.requestsOf).
-func (p *planner) requestsOf(pod *v1.Pod) requests {
-	return p.memo.requestsOf(p.facts, pod)
-}
+// requestsOf returns pod's requests.
+func (p *planner) requestsOf(pod *v1.Pod) requests { return p.memo.requestsOf(p.facts, pod) }
 
 func newRequests(pod *v1.Pod) requests {
-	return requests{pod: pod, list: podRequests(pod)}
+	return requests{pod: pod, list: resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})}
 }
 
-// requestKey is a canonical form of a pod's requests: sorted name=quantity
-// pairs.
+// requestKey is a canonical form of requests: sorted name=quantity pairs.
 func requestKey(req v1.ResourceList) string {
 	names := make([]string, 0, len(req))
 	for name := range req {
@@ -103,66 +93,75 @@ func requestKey(req v1.ResourceList) string {
 	return b.String()
 }
 
-// withRoom are the nodes that had room for one request at its last check.
-// Free resources only shrink while a pass plans, so a node without room for
-// a request never regains it: each check rechecks only the nodes left, plus
-// the nodes planned since (full nodes, the usual case, are dropped once per
-// request instead of being asked of the Cluster for every pod).
+// withRoom are the nodes that had room for one request at its last check:
+// free resources only shrink while a pass plans, so each check rechecks
+// only these and the nodes planned since.
 type withRoom struct {
-	existing []*existingState
-	// ownsExisting is false while existing is the planner's own list.
-	ownsExisting bool
-	planned      []*plannedState
-	// plannedSeen is the number of planned nodes checked so far.
+	existing    []*existingState
+	planned     []*plannedState
 	plannedSeen int
 }
 
 // existingWithRoom returns the existing nodes with room for req.
 func (p *planner) existingWithRoom(req requests) []*existingState {
 	w := p.memo.roomFor(req, p.existingStates())
-	kept := w.existing[:0]
-	if !w.ownsExisting {
-		kept = nil
-	}
-	for _, e := range w.existing {
-		if e.free.covers(req) {
-			kept = append(kept, e)
-		}
-	}
-	w.existing, w.ownsExisting = kept, true
-	return kept
+	w.existing = slices.DeleteFunc(w.existing, func(e *existingState) bool { return !e.free.covers(req) })
+	return w.existing
 }
 
-// plannedWithRoom returns the planned nodes with room for req, in planned
-// order.
+// plannedWithRoom returns the planned nodes with room for req, in order.
 func (p *planner) plannedWithRoom(req requests) []*plannedState {
 	w := p.memo.roomFor(req, p.existingStates())
-	kept := w.planned[:0]
-	for _, pn := range w.planned {
-		if pn.free.covers(req) {
-			kept = append(kept, pn)
-		}
-	}
+	w.planned = slices.DeleteFunc(w.planned, func(pn *plannedState) bool { return !pn.free.covers(req) })
 	for _, pn := range p.planned[w.plannedSeen:] {
 		if pn.free.covers(req) {
-			kept = append(kept, pn)
+			w.planned = append(w.planned, pn)
 		}
 	}
-	w.planned, w.plannedSeen = kept, len(p.planned)
-	return kept
+	w.plannedSeen = len(p.planned)
+	return w.planned
 }
 
-// podsThatFit is the number of pods of req the free resources take, at
-// most limit (when >= 0); f is not modified.
+// podsThatFit is the number of pods of req f takes, at most limit when
+// >= 0.
 func podsThatFit(f *freeResources, req requests, limit int) int {
 	g := &freeResources{slots: f.slots, hasSlots: f.hasSlots, names: f.names, milli: append([]int64(nil), f.milli...)}
 	n := 0
-	for (limit < 0 || n < limit) && g.covers(req) {
+	for ; (limit < 0 || n < limit) && n <= 1<<12 && g.covers(req); n++ {
 		g.take(req)
-		n++
-		if n > 1<<12 {
-			break
-		}
 	}
 	return n
+}
+
+// existingState is a node of the universe as a place for pending pods: once
+// the plan opens a domain, a global minimum can rise and let a pod there.
+type existingState struct {
+	topo  *topology.Node
+	free  *freeResources // its pods' and the plan's
+	order int
+}
+
+// existingNodes are the universe's nodes as places for pending pods, in
+// universe order and by name, built on first use.
+type existingNodes struct {
+	list   []*existingState
+	byName map[string]*existingState
+}
+
+// existingStates returns p.existing.list, built on first use.
+func (p *planner) existingStates() []*existingState {
+	if p.existing.list == nil {
+		p.existing.list = make([]*existingState, 0, len(p.u.Nodes))
+		p.existing.byName = make(map[string]*existingState, len(p.u.Nodes))
+		for i, n := range p.u.Nodes {
+			reqs := make([]requests, len(n.Pods))
+			for j, pod := range n.Pods {
+				reqs[j] = p.facts.requests(pod, false)
+			}
+			e := &existingState{topo: n, order: i, free: newFreeResources(n.Status.Allocatable, reqs)}
+			p.existing.list = append(p.existing.list, e)
+			p.existing.byName[n.Name] = e
+		}
+	}
+	return p.existing.list
 }

@@ -13,25 +13,18 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// A spread over two or more keys (zone and capacity type, zone and rack)
-// can strand pods when it is planned pod by pod: each placement is valid,
-// yet an early choice can leave a later pod no domain at all; with a
-// hostname constraint on top, which node gets each pod matters too.
-// planShares hands the question for one class to package shares and turns
-// its answer into the class's shares.
-
-// planShares gives class c, whose first pod is pod and which has n pods
-// to place, the shares of the best complete plan from the planner's
-// current state.
+// planShares gives class c, with n pods like pod to place, the shares of
+// package shares' best complete plan from the current state: planned pod
+// by pod, a spread over two or more keys can strand later pods.
 func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	b := p.shareProblem(c, pod, n)
-	cs := &classShares{keys: b.Keys, n: n, offered: hostnameOffered(c.counts)}
 	sol := shares.Solve(b.Problem)
+	cs := &classShares{keys: b.Keys, left: map[string]int{}, target: sol.Placed, n: n,
+		offered: hostnameOffered(c.counts)}
 	if l := p.req.logger().V(5); l.Enabled() {
 		l.Info("Shares planned", "pod", klog.KObj(pod), "pods", n, "placed", sol.Placed,
 			"domains", b.domains(), "counts", sol.Counts, "perNode", b.PerNode, "degraded", sol.Degraded)
 	}
-	cs.left, cs.target = map[string]int{}, sol.Placed
 	for _, st := range sol.Order {
 		cs.order = append(cs.order, shareStep{combo: b.combo[st.Vector], node: st.Node, group: st.Group, slot: st.Slot})
 	}
@@ -61,14 +54,9 @@ func (b *shareBuild) domains() []string {
 	return out
 }
 
-// shareProblem builds the solver's problem for class c's n pods from the
-// planner's current state: the counts of the class's Counts, the existing
-// and planned nodes with room for the pod, and the groups with room for a
-// node. Which of them the pod may use is decided by the filters that read
-// only the node (its required node affinity and its tolerations) and by
-// its requests: the Cluster's checks run the spread too, in the view of
-// the moment, which the solver is there to look past. Every placement the
-// shares lead to is still checked by the Cluster.
+// shareProblem builds the solver's problem for class c's n pods: the
+// realized counts and the room of the nodes and groups the node-only
+// filters and the requests allow (the Cluster still checks each placement).
 func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareBuild {
 	s := c.spread
 	b := &shareBuild{Problem: &shares.Problem{Keys: topology.DomainKeys(s), Pods: n, NodeBudget: p.nodeBudget(),
@@ -91,15 +79,16 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareBuild {
 	}
 	req := p.requestsOf(pod)
 	existing, planned := p.existingWithRoom(req), p.plannedWithRoom(req)
-	for _, e := range existing {
-		if j := b.vectorOf(s, e.topo.Node); j >= 0 && !c.failed[e.topo.Name] {
-			b.Vectors[j].Free += podsThatFit(e.free, req, nodeCap)
+	addFree := func(node *v1.Node, free *freeResources) {
+		if j := b.vectorOf(s, node); j >= 0 && !c.failed[node.Name] {
+			b.Vectors[j].Free += podsThatFit(free, req, nodeCap)
 		}
 	}
+	for _, e := range existing {
+		addFree(e.topo.Node, e.free)
+	}
 	for _, pn := range planned {
-		if j := b.vectorOf(s, pn.Node); j >= 0 && !c.failed[pn.Name] {
-			b.Vectors[j].Free += podsThatFit(pn.free, req, nodeCap)
-		}
+		addFree(pn.Node, pn.free)
 	}
 	p.addGroupRoom(c, b, req, nodeCap)
 	if b.PerNode {
@@ -108,15 +97,14 @@ func (p *planner) shareProblem(c *class, pod *v1.Pod, n int) *shareBuild {
 	return b
 }
 
-// vectorOf returns the index of node's vector, added when new, -1 when
-// the pods of s may not use the node: it lacks a key, a constraint's
-// inclusion policy leaves it out, or the node-only filters (NodeAffinity
-// and TaintToleration) reject the pod.
+// vectorOf returns the index of node's vector, added when new; -1 when
+// the pods of s may not use the node (a key missing, an inclusion policy,
+// NodeAffinity or TaintToleration).
 func (b *shareBuild) vectorOf(s *topology.Spread, node *v1.Node) int {
 	if !s.CarriesKeys(node) || !s.IncludedByAll(node) || !s.MatchesNodeAffinity(node) || topology.Untolerated(s.Pod, node) {
 		return -1
 	}
-	k, _ := comboKey(node, b.Keys)
+	k, _ := topology.ComboKey(node.Labels, b.Keys)
 	for j, key := range b.combo {
 		if key == k {
 			return j
@@ -127,9 +115,8 @@ func (b *shareBuild) vectorOf(s *topology.Spread, node *v1.Node) int {
 	return len(b.combo) - 1
 }
 
-// addGroupRoom adds the nodes each group may add to its vector, groups in
-// the class's order (candidate.less: a zero-or-max group's first node
-// costs all of them).
+// addGroupRoom adds the nodes each group may add to its vector, in the
+// class's group order.
 func (p *planner) addGroupRoom(c *class, b *shareBuild, req requests, nodeCap int) {
 	groups := append([]*groupState(nil), p.groups...)
 	sort.SliceStable(groups, func(a, b int) bool { return c.groupRank(groups[a]) < c.groupRank(groups[b]) })
@@ -151,8 +138,7 @@ func (p *planner) addGroupRoom(c *class, b *shareBuild, req requests, nodeCap in
 }
 
 // nodes are the existing and planned nodes of the per-node model, and
-// whether it applies: not when two nodes share a hostname or a node lacks
-// one, nor past the solver's budget of nodes.
+// whether it applies: each node has its own hostname, within Budgets.Slots.
 func (b *shareBuild) nodes(c *class, req requests, existing []*existingState, planned []*plannedState) ([]shares.Node, bool) {
 	limit := topology.AntiAffinityCap(c.exemplar)
 	used := map[string]bool{}
@@ -188,9 +174,8 @@ func (b *shareBuild) nodes(c *class, req requests, existing []*existingState, pl
 	return out, true
 }
 
-// whyShares explains why no valid plan places more pods than sol: per
-// combo, the room it has used up or the constraint one more pod would
-// break once sol's nodes exist.
+// whyShares explains, per combo, why no valid plan places more pods than
+// sol.
 func whyShares(b *shareBuild, sol shares.Solution) *Reason {
 	r := &Reason{Kind: ReasonMaxSize, Constraint: -1}
 	var parts []string
@@ -226,11 +211,8 @@ func whyShares(b *shareBuild, sol shares.Solution) *Reason {
 	return r
 }
 
-// realizedCounts are the counts of s over the domains the plan realizes
-// whatever the class does: the existing nodes' and those of the planned
-// nodes that hold a pod. A planned node without one (a node pre-opened
-// for a re-plan, see planner.run) is room, not a domain: the plan drops it
-// unless a pod lands on it.
+// realizedCounts are the counts of s over the existing nodes and the
+// planned ones holding a pod (an empty one is dropped unless used).
 func (p *planner) realizedCounts(s *topology.Spread) *topology.Counts {
 	cnt := p.u.CountOnce(s)
 	for _, pn := range p.planned {
@@ -265,10 +247,7 @@ func (p *planner) nodeBudget() int {
 		budget = max(l.MaxNodesTotal-p.nodeCount, 0)
 	}
 	if l.MaxNewNodes > 0 {
-		left := max(l.MaxNewNodes-len(p.plan.Nodes), 0)
-		if budget < 0 || left < budget {
-			budget = left
-		}
+		budget = capMin(budget, max(l.MaxNewNodes-len(p.plan.Nodes), 0))
 	}
 	return budget
 }

@@ -45,7 +45,7 @@ func newSTCluster(nodes []*v1.Node, pods []*v1.Pod) *stCluster {
 }
 
 func stMilli(p *v1.Pod) int64 {
-	q := podRequests(p)[v1.ResourceCPU]
+	q := newRequests(p).list[v1.ResourceCPU]
 	return q.MilliValue()
 }
 

@@ -1,33 +1,23 @@
 package shares
 
-import "github.com/spreadscale/spreadscale/topology"
+import (
+	"cmp"
+
+	"github.com/spreadscale/spreadscale/topology"
+)
 
 // domainIndex numbers one constraint's domains (its base domains and every
 // cell's) so that counting is slice arithmetic.
 type domainIndex struct {
-	names  []string
-	base   []int
-	inBase []bool
-	// value is, per cell, the index of its domain.
-	value []int
-	// cnt and counted are scratch space.
-	cnt     []int
+	names   []string
+	base    []int
+	inBase  []bool
+	value   []int // per cell, its domain
+	cnt     []int // scratch
 	counted []bool
-	// rest is the domain that stands for the hostname domains no cell
-	// holds (every node the pods cannot use): the smallest of their counts,
-	// restN of them (a cluster's nodes would otherwise be scanned on every
-	// check).
+	// rest stands for the restN hostname domains no cell holds, at the
+	// smallest of their counts.
 	rest, restN int
-}
-
-// fold adds a base domain no cell holds, at count n, to the rest domain.
-func (ix *domainIndex) fold(n int) {
-	if ix.restN == 0 {
-		ix.rest = len(ix.base)
-		ix.names, ix.base, ix.inBase = append(ix.names, "\x00rest"), append(ix.base, n), append(ix.inBase, true)
-	}
-	ix.base[ix.rest] = min(ix.base[ix.rest], n)
-	ix.restN++
 }
 
 // buildIndex numbers the domains of every constraint of the space.
@@ -49,8 +39,13 @@ func (sp *space) buildIndex() {
 			ix.value = append(ix.value, add(c.domain[k]))
 		}
 		for v, n := range con.Base {
-			if _, ok := at[v]; !ok && con.hostname() {
-				ix.fold(n)
+			if _, ok := at[v]; !ok && con.hostname() { // folded into the rest domain
+				if ix.restN == 0 {
+					ix.rest = add("\x00rest")
+					ix.base[ix.rest], ix.inBase[ix.rest] = n, true
+				}
+				ix.base[ix.rest] = min(ix.base[ix.rest], n)
+				ix.restN++
 				continue
 			}
 			d := add(v)
@@ -60,9 +55,6 @@ func (sp *space) buildIndex() {
 		sp.index[k] = ix
 	}
 }
-
-// domainOf is cell q's domain of constraint k.
-func (sp *space) domainOf(k, q int) string { return sp.index[k].names[sp.index[k].value[q]] }
 
 // tally returns the count of every domain of constraint k with s placed
 // (scratch space, valid until the next use of the index).
@@ -75,9 +67,8 @@ func (sp *space) tally(k int, s state) []int {
 	return ix.cnt
 }
 
-// breach is what breaks computes: the matching count of the cell's domain,
-// the global minimum, and whether one more pod there breaks the
-// constraint.
+// breach is breaks' verdict: the cell's domain count, the global minimum,
+// and whether one more pod breaks the constraint.
 type breach struct {
 	match, min int
 	broken     bool
@@ -85,9 +76,7 @@ type breach struct {
 
 // breaks checks one more pod in cell q against constraint k, with s placed
 // and, as domains, the base ones and those of the cells with a pod in
-// domains (and q's): the global minimum as Filter takes it (with the
-// minDomains rule when withMinDomains is set), at 0 while a hostname is
-// offered. With q < 0, only the minimum is computed.
+// domains (and q's); with q < 0, only the minimum is computed.
 func (sp *space) breaks(k int, s, domains state, q int, withMinDomains bool) breach {
 	con, ix := sp.cons[k], sp.index[k]
 	cnt := sp.tally(k, s)
@@ -112,42 +101,18 @@ func (sp *space) breaks(k int, s, domains state, q int, withMinDomains bool) bre
 	return breach{match: match, min: lo, broken: topology.ExceedsSkew(match, con.Self, lo, con.MaxSkew)}
 }
 
-// score ranks the vectors a search reaches: more pods first, then the most
-// even domains over the domain universe, where a domain no node realizes
-// counts 0 (the planner's own first preferences: the lowest count, then
-// realizing a zero-size domain), then fewer new nodes.
+// score ranks vectors: more pods, then the most even (the smallest sum of
+// squared domain counts, per vector), then fewer new nodes.
 type score struct {
-	pods int
-	// imbalance is the sum over the constraints (per vector) and their
-	// domains of the squared counts: for a given number of pods, the
-	// smallest sum is the most even spread.
-	imbalance int
-	nodes     int
-}
-
-func (a score) better(b score) bool {
-	if a.pods != b.pods {
-		return a.pods > b.pods
-	}
-	if a.imbalance != b.imbalance {
-		return a.imbalance < b.imbalance
-	}
-	return a.nodes < b.nodes
+	pods, imbalance, nodes int
 }
 
 // compare orders scores best first.
 func compare(a, b score) int {
-	switch {
-	case a.better(b):
-		return -1
-	case b.better(a):
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(b.pods, a.pods), cmp.Compare(a.imbalance, b.imbalance), cmp.Compare(a.nodes, b.nodes))
 }
 
-// score is t's score: its balance is taken per vector, its new nodes in
-// the space's own cells.
+// score is t's score, its balance taken per vector.
 func (sp *space) score(t state) score {
 	x := sp.perVector(t)
 	sc := score{pods: total(t), nodes: sp.newNodes(t)}

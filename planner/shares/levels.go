@@ -1,62 +1,27 @@
 package shares
 
-import "github.com/spreadscale/spreadscale/topology"
+import (
+	"slices"
 
-// The shares by balance levels: how n alike pods spread over two or more
-// domain keys, decided in polynomial time.
-//
-// Each counting constraint (the pods match its selector) first gets a
-// band: a level and a width (1 up to its maxSkew). Every known domain of
-// the constraint (a domain the scheduler counts now, or the value of a
-// combo the pods can use: zero-size groups included, under the
-// constraint's inclusion policies) must end with at least level matching
-// pods, and a domain that receives pods with at most level+width. Then
-// every domain is realized in the final view, its count is at least the
-// global minimum the plugin computes (minMatchNum), and a receiving domain
-// passes
-//
-//	matchNum(domain) - minMatchNum <= maxSkew
-//
-// once all the plan's nodes exist. Below minDomains known domains the
-// level is 0, the plugin's minimum then.
-//
-// The bands bound, per key, the pods each domain receives; the combos
-// bound the pods per combination of values. With at most two keys
-// bounded, finding pods per combo within both is a transportation
-// problem: a flow with lower bounds (rows: the first key's domains,
-// columns: the second's, cells: the combos), solved exactly; pods on
-// existing or planned nodes cost nothing and pods on new nodes one, so the
-// flow prefers room that needs no node. With three or more keys bounded,
-// the pods go one at a time to the combo furthest below its bands (a
-// bounded heuristic: when it misses, fewer pods are placed and the plan
-// says why). Narrow bands come first (width 1, the most even spread),
-// higher levels first, then more pods before fewer.
+	"github.com/spreadscale/spreadscale/topology"
+)
 
-// band is one counting constraint's balance target (see above).
+// The shares by balance levels, in polynomial time: each counting
+// constraint gets a band (a level and a width up to maxSkew): every known
+// domain ends with at least level pods, a receiving one with at most
+// level+width, so each passes the skew rule in the final view.
+
+// band is one counting constraint's balance target.
 type band struct{ level, width int }
 
 // levelSolver holds what the bands are computed from.
 type levelSolver struct {
-	sp   *space
-	caps []int
-	// counting are the constraints whose selector the pods match.
-	counting []int
-	// capD is, per constraint and domain index, the pods the combos of
-	// that domain take; known marks the domains of the universe.
-	capD  [][]int
-	known [][]bool
-	// hit is the first bound reached while trying a number of pods that
-	// failed, empty when none was (the failure was then proven).
-	hit Cause
-}
-
-// levels is the space's levelSolver, built on first use (the per-vector
-// space's).
-func (sp *space) levels() *levelSolver {
-	if sp.ls == nil {
-		sp.ls = newLevelSolver(sp)
-	}
-	return sp.ls
+	sp       *space
+	caps     []int
+	counting []int    // constraints whose selector the pods match
+	capD     [][]int  // per constraint and domain, the pods its combos take
+	known    [][]bool // per constraint, the domains of the universe
+	hit      Cause    // first bound reached by a failing number of pods
 }
 
 func newLevelSolver(sp *space) *levelSolver {
@@ -81,12 +46,10 @@ func newLevelSolver(sp *space) *levelSolver {
 	return ls
 }
 
-// solveByLevels returns the most pods (at most Problem.Pods) that some
-// bands let the vectors take, their pods per vector, an order in which the
-// scheduler binds them with every node of the plan registered (vectors,
-// one per pod; zero pods when none), and the bound reached, if any.
+// solveByLevels returns the most pods some bands let the vectors take, per
+// vector, a binding order (cells, one per pod), and the bound reached.
 func (sp *space) solveByLevels() (state, []int, Cause) {
-	ls := newLevelSolver(sp)
+	ls := sp.ls
 	top := 0
 	for _, c := range ls.caps {
 		top += c
@@ -99,12 +62,8 @@ func (sp *space) solveByLevels() (state, []int, Cause) {
 	return make(state, len(sp.cells)), nil, ls.hit
 }
 
-// balanced reports whether x keeps the known domains balanced (see
-// levelSolver.balanced).
-func (sp *space) balanced(x state) bool { return sp.levels().balanced(x) }
-
 // solveFor looks for pods per combo that place exactly n pods within some
-// bands, the node budget and a binding order.
+// bands and the node budget, with a binding order.
 func (ls *levelSolver) solveFor(n int) (state, []int, bool) {
 	options := make([][]band, len(ls.counting))
 	for k, i := range ls.counting {
@@ -119,7 +78,7 @@ func (ls *levelSolver) solveFor(n int) (state, []int, bool) {
 		for k := range options {
 			bands[k] = options[k][pick[k]]
 		}
-		if x, ok := ls.realize(n, bands); ok && ls.withinBudget(x) {
+		if x, ok := ls.realize(n, bands); ok && (ls.sp.p.NodeBudget < 0 || ls.sp.newNodes(x) <= ls.sp.p.NodeBudget) {
 			order, ok, bounded := ls.sp.bindOrder(x)
 			if ok {
 				return x, order, true
@@ -149,14 +108,8 @@ func nextTuple(pick []int, options [][]band) bool {
 	return false
 }
 
-func (ls *levelSolver) withinBudget(x state) bool {
-	return ls.sp.p.NodeBudget < 0 || ls.sp.newNodes(x) <= ls.sp.p.NodeBudget
-}
-
-// bandsFor returns constraint i's bands that n pods can meet on their own
-// (each domain's lower bound within its room, n between the sums of the
-// bounds), narrowest first, then highest level: at most three levels per
-// width.
+// bandsFor returns constraint i's bands n pods can meet, narrowest first,
+// then highest level, at most three levels per width.
 func (ls *levelSolver) bandsFor(i, n int) []band {
 	con := ls.sp.cons[i]
 	known := 0
@@ -183,10 +136,9 @@ func (ls *levelSolver) bandsFor(i, n int) []band {
 	return out
 }
 
-// topLevel is the highest level whose lower bounds n pods can pay for
-// (the sum of lower bounds grows with the level).
+// topLevel is the highest level whose lower bounds n pods can pay for.
 func (ls *levelSolver) topLevel(i, n int) int {
-	lo, hi := 0, n+maxInt(ls.sp.index[i].base)+1
+	lo, hi := 0, n+slices.Max(ls.sp.index[i].base)+1
 	for lo < hi {
 		m := (lo + hi + 1) / 2
 		if s, _, _ := ls.sums(i, band{m, 1}); s <= n {
@@ -198,17 +150,8 @@ func (ls *levelSolver) topLevel(i, n int) int {
 	return lo
 }
 
-func maxInt(xs []int) int {
-	m := 0
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
-}
-
-// sums are the sums over constraint i's domains of the band's lower and
-// upper bounds on the pods each receives; ok is false when a domain's
-// lower bound exceeds its room.
+// sums are the sums of band b's bounds over constraint i's domains; ok is
+// false when a domain's lower bound exceeds its room.
 func (ls *levelSolver) sums(i int, b band) (lo, hi int, ok bool) {
 	ok = true
 	base := ls.sp.index[i].base
@@ -224,8 +167,7 @@ func (ls *levelSolver) sums(i int, b band) (lo, hi int, ok bool) {
 }
 
 // bounds are the pods domain d of constraint i receives at least and at
-// most under band b (within its room; a domain above the band receives
-// none, an unknown one none either).
+// most under band b, within its room (none when unknown).
 func (ls *levelSolver) bounds(i, d int, b band) (lo, hi int) {
 	if !ls.known[i][d] {
 		return 0, 0
@@ -236,18 +178,17 @@ func (ls *levelSolver) bounds(i, d int, b band) (lo, hi int) {
 	return lo, hi
 }
 
-// bound records that the search reached bound cause (the first one counts).
+// bound records the first bound reached.
 func (ls *levelSolver) bound(cause Cause) {
 	if ls.hit == "" {
 		ls.hit = cause
 	}
 }
 
-// balanced reports whether x keeps every counting constraint's known
-// domains within its maxSkew: each domain that receives pods exceeds the
-// smallest known domain's count (0 below minDomains known domains) by at
-// most maxSkew.
-func (ls *levelSolver) balanced(x state) bool {
+// balanced reports whether every domain receiving pods of x exceeds the
+// smallest known domain (0 below minDomains) by at most maxSkew.
+func (sp *space) balanced(x state) bool {
+	ls := sp.vs.ls
 	for _, i := range ls.counting {
 		con := ls.sp.cons[i]
 		ix := ls.sp.index[i]

@@ -8,132 +8,105 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// Problem is one set of alike pods to spread: how many of Pods each domain
-// vector takes, and in which order the scheduler binds them.
+// Problem is one set of alike pods to spread over domain vectors.
 type Problem struct {
-	// Keys are the domain keys other than the hostname, sorted (see
-	// topology.DomainKeys); every Vector has one value per key.
+	// Keys are the sorted domain keys other than the hostname
+	// (topology.DomainKeys); every Vector has one value per key.
 	Keys []string
-	// Constraints are the pods' hard constraints. A hostname constraint
-	// is checked only by the per-node model (PerNode); without it, the
-	// caller folds its cap into the vectors' room.
+	// Constraints are the pods' hard constraints; a hostname constraint
+	// is checked only by the per-node model (else the caller folds its cap
+	// into the room).
 	Constraints []Constraint
 	Vectors     []Vector
-	// PerNode has the solver decide the node of every pod too: its domains
-	// are then nodes, Nodes the existing and planned ones the pods may use
-	// (the solver adds one per node each vector's groups may add).
+	// PerNode has the solver decide each pod's node too; Nodes are the
+	// existing and planned ones the pods may use.
 	PerNode bool
 	Nodes   []Node
-	// Pods is the number of pods to place; NodeBudget the number of new
-	// nodes the limits leave (-1: none).
+	// NodeBudget is the number of new nodes the limits leave (-1: none).
 	Pods, NodeBudget int
 	Budgets          Budgets
 }
 
 // Constraint is one hard constraint of the pods.
 type Constraint struct {
-	// Index is the constraint's position in the pod's spec.
-	Index       int
+	Index       int // position in the pod's spec
 	TopologyKey string
 	MaxSkew     int
 	MinDomains  int
-	// Self is 1 when the pods match the constraint's selector.
-	Self int
-	// Base are the matching counts of the domains the scheduler counts now.
-	Base map[string]int
-	// Offered marks a hostname constraint for which a group can still add
-	// a node it counts (topology.HostnameMinMatch).
-	Offered bool
+	Self        int            // 1 when the pods match its selector
+	Base        map[string]int // the counts the scheduler sees now
+	Offered     bool           // a new-hostname offer (topology.HostnameMinMatch)
 }
 
 func (c *Constraint) hostname() bool { return c.TopologyKey == v1.LabelHostname }
 
-// Vector is one domain of every key (one value per Problem.Keys) and what
-// it can take.
+// Vector is one value per Problem.Keys and its room: Free pods on its
+// existing and planned nodes, and its groups.
 type Vector struct {
 	Values []string
-	// Free is the number of pods its existing and planned nodes take.
 	Free   int
 	Groups []Group
 }
 
 // Group is a group of a vector, in the pods' order of groups: the pods one
-// node takes, the nodes the group may add, and the nodes its first node
-// costs (a zero-or-max group adds all at once).
+// node takes (Room without a hostname cap), the nodes it may add, and the
+// nodes its first one costs (Max for a zero-or-max group).
 type Group struct {
-	Name                      string
-	PerNode, Nodes, FirstCost int
-	// Room is the pods one node takes without a hostname cap (PerNode).
-	Room int
+	Name                            string
+	PerNode, Nodes, FirstCost, Room int
 }
 
 // NodeKind says how a node of the per-node model belongs to the plan.
 type NodeKind int
 
 const (
-	// Fixed is a node the scheduler counts whatever the plan does: an
-	// existing node, or a planned node that holds a pod.
+	// Fixed is an existing node, or a planned node that holds a pod.
 	Fixed NodeKind = iota
-	// Optional is a planned node without pods: the plan keeps it only
-	// when a pod lands on it.
+	// Optional is a planned node without pods, kept only if one lands.
 	Optional
-	// New is a new node of a group, in the plan when a pod lands on it.
+	// New is a new node of a group, added only if a pod lands.
 	New
 )
 
 // Node is one node the pods may use in the per-node model.
 type Node struct {
-	Vector int
-	Kind   NodeKind
-	// Name and Host are the node's name and hostname label (Fixed and
-	// Optional nodes); Group the group of a New one.
-	Name, Host, Group string
-	// Room is the number of pods the node takes.
-	Room int
+	Vector            int
+	Kind              NodeKind
+	Name, Host, Group string // Group only for a New node
+	Room              int
 }
 
 // Step is where a solution binds one pod: a vector and, in the per-node
-// model, that node: an existing or planned node by name, or the Slot-th
-// node of the model, a new node of Group.
+// model, a node by name or the Slot-th node, a new node of Group.
 type Step struct {
 	Vector      int
 	Node, Group string
 	Slot        int
 }
 
-// Solution is the solver's answer.
+// Solution is the solver's answer: the pods per vector, their sum, a
+// binding order, the bound that left pods unplaced, and, when Placed is
+// below Problem.Pods, why each vector takes no more.
 type Solution struct {
-	// Counts are the pods per vector, Placed their sum.
-	Counts []int
-	Placed int
-	// Order is an order in which the scheduler binds them, every node of
-	// the plan registered, each step passing every constraint.
-	Order []Step
-	// Degraded is the bound that left pods unplaced, empty when none did.
+	Counts   []int
+	Placed   int
+	Order    []Step
 	Degraded Cause
-	// Blocked says, per vector, why it takes no more pods, when Placed is
-	// below Problem.Pods.
-	Blocked []Block
+	Blocked  []Block
 }
 
-// Block is why one more pod cannot go to a vector of a solution: it is
-// Full (its nodes full, its groups at their max size or limits), or one
-// more pod there breaks Rejection once the solution's nodes exist, or
-// (neither) the node budget allows no more nodes.
+// Block is why a vector takes no more pods: it is Full, one more pod
+// breaks Rejection in the final view, or (neither) the node budget.
 type Block struct {
 	Vector    int
 	Full      bool
 	Rejection *topology.Rejection
 }
 
-// Solve decides the shares. The balance levels (levels.go) give, in
-// polynomial time, a solution that keeps every known domain balanced. An
-// exhaustive search over the vectors the scheduler can reach (search.go)
-// may replace it on small instances, within its budget: in the per-node
-// model it decides the nodes too, which the levels only bound per vector,
-// and is kept whenever it fits its budget; per vector, it runs when the
-// levels place fewer than all the pods or their solution has an order of
-// binding that dead-ends, and is kept when it refines the levels'.
+// Solve decides the shares: the balance levels' solution (levels.go), or
+// within budget the exhaustive search's (search.go), always in the
+// per-node model, per vector when the levels fall short or are not robust
+// and the search refines them.
 func Solve(p *Problem) Solution {
 	vs := newVectorSpace(p)
 	x, order, cause := vs.solveByLevels()
@@ -142,18 +115,22 @@ func Solve(p *Problem) Solution {
 	if p.PerNode {
 		ns, c := newNodeSpace(p, vs)
 		if ns != nil {
-			if t, _, nodeOrder, err := ns.search(); err == nil {
+			if t, nodeOrder, err := ns.search(); err == nil {
 				return vs.solution(ns, t, nodeOrder, "")
 			}
 			c = CauseNodes
 		}
 		bounded = c
 	}
-	fits := vs.searchAffordable()
-	if fits && (score.pods < p.Pods || !vs.robust(x, p.Budgets.Robust)) {
-		ex, exScore, exOrder, err := vs.search()
-		if err == nil && vs.refines(ex, exScore, score) {
-			return vs.solution(vs, ex, exOrder, "")
+	fits, robust := vs.searchAffordable(), p.Budgets.Robust
+	if fits && (score.pods < p.Pods || !vs.robustWithin(x, &robust)) {
+		// The search's answer (balanced) replaces the levels' when it places
+		// more pods, or as many no less evenly.
+		ex, exOrder, err := vs.search()
+		if err == nil {
+			if s := vs.score(ex); s.pods > score.pods || s.pods == score.pods && s.imbalance <= score.imbalance {
+				return vs.solution(vs, ex, exOrder, "")
+			}
 		}
 		fits = err == nil
 	}
@@ -163,21 +140,7 @@ func Solve(p *Problem) Solution {
 	return vs.solution(vs, x, order, cmp.Or(cause, bounded))
 }
 
-// refines reports whether the exhaustive search's answer ex may replace
-// the levels' answer: it places more pods, or as many spread as evenly
-// over the known domains, and keeps every known domain within maxSkew of
-// the others (the search alone may leave a known domain without a node,
-// which the plugin allows and the plan must not).
-func (vs *space) refines(ex state, exScore, levels score) bool {
-	if exScore.pods < levels.pods || exScore.pods == levels.pods && exScore.imbalance > levels.imbalance {
-		return false
-	}
-	return vs.balanced(ex)
-}
-
-// solution turns space sp's answer t (cells) into a Solution: its counts
-// per vector, its order as steps, and why the vectors take no more pods
-// when t places fewer than all of them.
+// solution turns space sp's answer t into a Solution.
 func (vs *space) solution(sp *space, t state, order []int, cause Cause) Solution {
 	x := sp.perVector(t)
 	s := Solution{Counts: x, Placed: total(x)}
@@ -211,8 +174,9 @@ func (vs *space) blocked(x state) []Block {
 		for k := range vs.cons {
 			if br := vs.breaks(k, x, x, j, true); br.broken {
 				con := vs.cons[k]
+				ix := vs.index[k]
 				out[j].Rejection = &topology.Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey,
-					Domain: vs.domainOf(k, j), MatchNum: br.match, SelfMatch: con.Self, MinMatch: br.min,
+					Domain: ix.names[ix.value[j]], MatchNum: br.match, SelfMatch: con.Self, MinMatch: br.min,
 					MaxSkew: int32(con.MaxSkew)}
 				break
 			}
@@ -228,3 +192,39 @@ func total(s state) int {
 	}
 	return n
 }
+
+// Budgets bound the solver's work; each degrades toward fewer pods
+// placed, with a Cause.
+type Budgets struct {
+	// States bounds the exhaustive search per vector (CauseSearch).
+	States int
+	// NodeStates and Slots bound the per-node model's search and nodes
+	// (CauseNodes); past them, pods are spread per vector.
+	NodeStates, Slots int
+	// Robust bounds the check that the levels' solution holds in every
+	// binding order.
+	Robust int
+	// Order bounds the search for a binding order (CauseOrder).
+	Order int
+	// BandTuples bounds the band combinations tried per number of pods
+	// (CauseBands).
+	BandTuples int
+}
+
+// Cause names the bound that left pods unplaced which an unbounded solver
+// might have placed.
+type Cause string
+
+const (
+	// CauseSearch: the exhaustive search per vector reached Budgets.States.
+	CauseSearch Cause = "share_search"
+	// CauseNodes: the per-node model reached NodeStates or Slots.
+	CauseNodes Cause = "share_nodes"
+	// CauseOrder: the search for a binding order reached Budgets.Order.
+	CauseOrder Cause = "share_order"
+	// CauseBands: the band combinations reached Budgets.BandTuples.
+	CauseBands Cause = "share_bands"
+	// CauseFill: with three or more keys, the greedy fill missed a band's
+	// lower bound (a heuristic, not a budget).
+	CauseFill Cause = "share_fill"
+)

@@ -8,16 +8,11 @@ import (
 // errTooLarge is returned when a search reaches its budget.
 var errTooLarge = errors.New("shares: search budget reached")
 
-// search returns the best vector of pods per cell that the pods reach one
-// valid step at a time in the planning view (see step) and that the
-// scheduler can also bind once every node it adds exists, its score, and
-// that binding order (cells, one per pod). The vectors are enumerated
-// depth first, each in the order it is first reached (ties in score keep
-// that order). Each candidate that holds in the final view (holds) and
-// keeps the known domains balanced, best first, is checked for a binding order in the final view (see finalOrder): with
-// two or more keys a vector can pass the per-key final condition yet have
-// no order the scheduler can follow.
-func (sp *space) search() (state, score, []int, error) {
+// search returns the best vector the pods reach one step at a time in the
+// planning view (step) that holds, is balanced and has a binding order in
+// the final view, and that order. Vectors are enumerated depth first; ties
+// keep the order first reached.
+func (sp *space) search() (state, []int, error) {
 	start := make(state, len(sp.cells))
 	seen := map[string]bool{start.key(): true}
 	stack := []state{start}
@@ -40,7 +35,7 @@ func (sp *space) search() (state, score, []int, error) {
 				continue
 			}
 			if len(seen) >= sp.limit {
-				return nil, score{}, nil, errTooLarge
+				return nil, nil, errTooLarge
 			}
 			seen[k] = true
 			stack = append(stack, next)
@@ -53,19 +48,12 @@ func (sp *space) search() (state, score, []int, error) {
 		scores[c.key()] = sp.score(c)
 	}
 	slices.SortStableFunc(cands, func(a, b state) int { return compare(scores[a.key()], scores[b.key()]) })
-	best, order, err := sp.pick(cands)
-	if err != nil {
-		return nil, score{}, nil, err
-	}
-	return best, scores[best.key()], order, nil
+	return sp.pick(cands)
 }
 
-// pick returns the first of cands (sorted best first) that has a binding
-// order in the final view, and its order; among the candidates with as
-// many pods as that one, it prefers the first that also holds in every
-// order the scheduler may bind the pods (robust), when one does. The
-// orders share one budget of the space's limit vectors, the robustness
-// checks another.
+// pick returns the first of cands (best first) with a binding order, and
+// the order, preferring among those with as many pods the first that is
+// robust; orders and robustness checks each have a budget of sp.limit.
 func (sp *space) pick(cands []state) (state, []int, error) {
 	budget, robustBudget := sp.limit, sp.limit
 	var first state
@@ -97,10 +85,8 @@ func (sp *space) pick(cands []state) (state, []int, error) {
 	return first, firstOrder, nil
 }
 
-// finalOrder looks for an order in which the pods can be bound, one cell
-// at a time, to reach t with every node of t registered, each step
-// passing every constraint; budget bounds the vectors it visits, across
-// calls.
+// finalOrder looks for an order binding t's pods in its final view;
+// budget bounds the vectors it visits, across calls.
 func (sp *space) finalOrder(t state, budget *int) ([]int, bool) {
 	var order []int
 	seen := map[string]bool{}
@@ -134,19 +120,9 @@ func (sp *space) finalOrder(t state, budget *int) ([]int, bool) {
 	return order, ok
 }
 
-// robust reports whether t holds in every binding order, checking at most
-// limit vectors (false past them).
-func (sp *space) robust(t state, limit int) bool {
-	return sp.robustWithin(t, &limit)
-}
-
-// robustWithin reports whether, with the nodes of t registered, every
-// order in which the scheduler may bind the pods reaches t's number of
-// pods: no vector a walk can reach with fewer is a dead end (one without a
-// step). A step is one more pod on any cell that passes the final view
-// (the scheduler may use any node with room, not only the plan's choice).
-// budget bounds the vectors it visits, across calls; out of budget, it
-// reports false.
+// robustWithin reports whether, in t's final view, every order in which
+// the scheduler may bind pods (on any cell that passes) reaches t's number
+// of pods; budget bounds the vectors it visits, false past it.
 func (sp *space) robustWithin(t state, budget *int) bool {
 	want := total(t)
 	seen := map[string]bool{}
@@ -182,9 +158,8 @@ func (sp *space) robustWithin(t state, budget *int) bool {
 	return rec(make(state, len(t)))
 }
 
-// searchAffordable reports whether the exhaustive search's vectors fit its
-// budget for sure: the product over cells of the pods each may take, plus
-// one, is at most the limit. Past it, the search is not run.
+// searchAffordable reports whether the product over cells of the pods each
+// may take, plus one, is within the search's limit.
 func (sp *space) searchAffordable() bool {
 	states := 1
 	for _, c := range sp.cells {

@@ -7,46 +7,33 @@ import (
 	"github.com/spreadscale/spreadscale/topology"
 )
 
-// A space is what the solver counts pods on: its cells are the vectors, or,
-// in the per-node model, nodes, each a domain of its own for a hostname
-// constraint. Both are the same model: a cell belongs to one domain of
-// every constraint the space checks, has room now (free) and room its
-// groups' new nodes add, and a search vector holds pods per cell.
+// A space is what the solver counts pods on: its cells are the vectors,
+// or, in the per-node model, nodes. A cell belongs to one domain of every
+// constraint the space checks and has room now (free) and on its groups'
+// new nodes; a state holds pods per cell.
 type space struct {
-	p *Problem
-	// cons are the constraints the space checks: all of them in the
-	// per-node model, those other than the hostname's per vector.
-	cons  []*Constraint
-	cells []cell
-	// perNode marks the per-node model; nodes are its nodes, one per cell.
+	p       *Problem
+	cons    []*Constraint // all in the per-node model, else the non-hostname ones
+	cells   []cell
 	perNode bool
-	nodes   []Node
-	// index numbers each constraint's domains (its base domains and every
-	// cell's) so that counting is slice arithmetic.
-	index []*domainIndex
-	// segs are the ranges of cells that are alike new nodes of one group.
-	segs [][2]int
-	// planningMinDomains applies minDomains in the planning view (see
-	// step); limit bounds the search's vectors.
+	nodes   []Node // per-node model: one per cell
+	index   []*domainIndex
+	segs    [][2]int // ranges of cells that are alike new nodes of a group
+	// planningMinDomains applies minDomains in the planning view (step);
+	// limit bounds the search's vectors.
 	planningMinDomains bool
 	limit              int
-	// vs is the per-vector space (itself per vector): score and balance
-	// are taken per vector.
-	vs *space
-	// ls is the per-vector space's levelSolver (see levels).
-	ls *levelSolver
+	vs                 *space       // the per-vector space (score and balance)
+	ls                 *levelSolver // the per-vector space's
 }
 
 // cell is one vector or node and its room.
 type cell struct {
-	vector int
-	free   int
-	groups []Group
-	// optional marks room that exists only when the plan puts a pod there
-	// (a planned node without pods).
-	optional bool
-	// domain is the cell's domain of each constraint.
-	domain []string
+	vector   int
+	free     int
+	groups   []Group
+	optional bool     // room only if the plan puts a pod there
+	domain   []string // per constraint
 }
 
 // state is a pods-per-cell vector.
@@ -69,15 +56,6 @@ func (c *cell) capacity() int {
 	return n
 }
 
-// newNodes is the number of new nodes x pods take in the cell: its room
-// now first, then its groups' nodes in order, each group's full before the
-// next one's (the planner puts a pod on a planned node before a new one,
-// and a new node in the first group with room).
-func (c *cell) newNodes(x int) int {
-	nodes, _ := c.fill(x)
-	return nodes
-}
-
 // finalCap is the pods the cell takes once the nodes x pods need exist.
 func (c *cell) finalCap(x int) int {
 	_, room := c.fill(x)
@@ -87,8 +65,8 @@ func (c *cell) finalCap(x int) int {
 	return room
 }
 
-// fill is the new nodes x pods take in the cell, and the room the cell
-// has once they exist.
+// fill is the new nodes x pods take in the cell (its free room first,
+// then each group's nodes in order), and the room it has then.
 func (c *cell) fill(x int) (nodes, room int) {
 	rest, room := x-c.free, c.free
 	for _, g := range c.groups {
@@ -118,17 +96,20 @@ func newVectorSpace(p *Problem) *space {
 		}
 	}
 	for j, v := range p.Vectors {
-		sp.cells = append(sp.cells, cell{vector: j, free: v.Free, groups: v.Groups, domain: sp.vectorDomains(j)})
+		sp.cells = append(sp.cells, cell{vector: j, free: v.Free, groups: v.Groups, domain: sp.vectorDomains(j, "")})
 	}
 	sp.vs = sp
 	sp.buildIndex()
+	sp.ls = newLevelSolver(sp)
 	return sp
 }
 
-// vectorDomains is vector j's domain of each constraint of the space.
-func (sp *space) vectorDomains(j int) []string {
+// vectorDomains is vector j's domain of each constraint of the space, host
+// that of a hostname constraint.
+func (sp *space) vectorDomains(j int, host string) []string {
 	out := make([]string, len(sp.cons))
 	for k, con := range sp.cons {
+		out[k] = host
 		if !con.hostname() {
 			out[k] = sp.p.Vectors[j].Values[sort.SearchStrings(sp.p.Keys, con.TopologyKey)]
 		}
@@ -136,9 +117,8 @@ func (sp *space) vectorDomains(j int) []string {
 	return out
 }
 
-// newNodeSpace is the per-node space of p, nil when it does not apply: a
-// zero-or-max group (it adds nodes that stay empty), or more nodes than
-// Budgets.Slots (CauseNodes).
+// newNodeSpace is the per-node space of p; nil with a zero-or-max group,
+// or past Budgets.Slots (CauseNodes).
 func newNodeSpace(p *Problem, vs *space) (*space, Cause) {
 	sp := &space{p: p, limit: p.Budgets.NodeStates, perNode: true, nodes: append([]Node(nil), p.Nodes...), vs: vs}
 	for i := range p.Constraints {
@@ -165,32 +145,19 @@ func newNodeSpace(p *Problem, vs *space) (*space, Cause) {
 		return nil, CauseNodes
 	}
 	for q, n := range sp.nodes {
-		c := cell{vector: n.Vector, free: n.Room, optional: n.Kind == Optional, domain: sp.vectorDomains(n.Vector)}
-		if n.Kind == New {
+		c, host := cell{vector: n.Vector, free: n.Room, optional: n.Kind == Optional}, n.Host
+		if n.Kind == New { // a hostname no node has
 			c.free, c.groups = 0, []Group{{Name: n.Group, PerNode: n.Room, Nodes: 1, FirstCost: 1, Room: n.Room}}
+			host = fmt.Sprintf("\x00new-%d", q)
 		}
-		for k, con := range sp.cons {
-			if con.hostname() {
-				c.domain[k] = nodeDomain(n, q)
-			}
-		}
+		c.domain = sp.vectorDomains(n.Vector, host)
 		sp.cells = append(sp.cells, c)
 	}
 	sp.buildIndex()
 	return sp, ""
 }
 
-// nodeDomain is node n's hostname domain: its hostname, or, for a new
-// node, a value no node has.
-func nodeDomain(n Node, q int) string {
-	if n.Kind == New {
-		return fmt.Sprintf("\x00new-%d", q)
-	}
-	return n.Host
-}
-
-// canonical sorts each segment of alike new nodes, most pods first: two
-// vectors that differ only by which of them holds what are one.
+// canonical sorts each segment of alike new nodes, most pods first.
 func (sp *space) canonical(v state) {
 	for _, sg := range sp.segs {
 		seg := v[sg[0]:sg[1]]
@@ -198,7 +165,7 @@ func (sp *space) canonical(v state) {
 	}
 }
 
-// perVector is the pods per vector of cell vector t.
+// perVector is the pods per vector of t.
 func (sp *space) perVector(t state) state {
 	if !sp.perNode {
 		return t
@@ -214,56 +181,50 @@ func (sp *space) perVector(t state) state {
 func (sp *space) newNodes(t state) int {
 	n := 0
 	for q, x := range t {
-		n += sp.cells[q].newNodes(x)
+		nodes, _ := sp.cells[q].fill(x)
+		n += nodes
 	}
 	return n
 }
 
 // step reports whether one more pod may go to cell q in the planning view,
-// with v placed: the cell has room, the node budget allows the node it may
-// need, and no constraint breaks with the domains that hold a pod (and
-// q's) counted. Per vector the view applies minDomains; per node it does
-// not, which makes it a relaxation of the final view: a global minimum
-// over fewer domains is never lower, so every step of an order that passes
-// in the final view passes here too.
+// with v placed: room, node budget, and no constraint broken counting the
+// domains holding a pod (and q's). Per node, minDomains is not applied:
+// the view is then a relaxation of the final view.
 func (sp *space) step(v state, q int) bool {
 	c := &sp.cells[q]
 	if v[q] >= c.capacity() {
 		return false
 	}
 	if b := sp.p.NodeBudget; b >= 0 {
-		extra := c.newNodes(v[q]+1) - c.newNodes(v[q])
-		if extra > 0 && sp.newNodes(v)+extra > b {
+		after, _ := c.fill(v[q] + 1)
+		before, _ := c.fill(v[q])
+		if extra := after - before; extra > 0 && sp.newNodes(v)+extra > b {
 			return false
 		}
 	}
-	for k := range sp.cons {
-		if sp.breaks(k, v, v, q, sp.planningMinDomains).broken {
-			return false
-		}
-	}
-	return true
+	return sp.passes(v, v, q, sp.planningMinDomains)
 }
 
-// final reports whether one more pod on cell q passes every constraint in
-// the final view of target t (every domain of t counted), with v placed,
-// and the cell has room once t's nodes exist.
+// final reports whether one more pod fits cell q in the final view of t,
+// with v placed.
 func (sp *space) final(v, t state, q int) bool {
-	if v[q] >= sp.cells[q].finalCap(t[q]) {
-		return false
-	}
+	return v[q] < sp.cells[q].finalCap(t[q]) && sp.passes(v, t, q, true)
+}
+
+// passes reports whether one more pod in cell q breaks no constraint, with
+// s placed and the domains of domains counted.
+func (sp *space) passes(s, domains state, q int, withMinDomains bool) bool {
 	for k := range sp.cons {
-		if sp.breaks(k, v, t, q, true).broken {
+		if sp.breaks(k, s, domains, q, withMinDomains).broken {
 			return false
 		}
 	}
 	return true
 }
 
-// holds reports whether t passes every constraint once all its nodes
-// exist: in every cell with pods, each count exceeds the global minimum
-// over all final domains by at most maxSkew (the last pod of each domain
-// passed that check, so every plan with a binding order holds).
+// holds reports whether, in t's final view, every domain holding pods
+// exceeds the global minimum by at most maxSkew.
 func (sp *space) holds(t state) bool {
 	for k, con := range sp.cons {
 		lo := sp.breaks(k, t, t, -1, true).min

@@ -7,20 +7,15 @@ import (
 )
 
 // keyBounds are the pods each value of one domain key receives at least
-// and at most: the bands of every counting constraint on that key,
-// intersected.
+// and at most, the bands of its counting constraints intersected.
 type keyBounds struct {
-	// con is the first counting constraint on the key: a cell's domain of
-	// it is the cell's value of the key.
-	con int
-	// of maps a value to its position in lo and hi.
-	of     map[string]int
+	con    int            // the key's first counting constraint
+	of     map[string]int // value -> position in lo and hi
 	lo, hi []int
 }
 
-// keyBoundsOf intersects the bands' bounds per domain key, in the order
-// the keys first appear among the counting constraints; ok is false when
-// a value's bounds cross.
+// keyBoundsOf intersects the bands' bounds per domain key; ok is false
+// when a value's bounds cross.
 func (ls *levelSolver) keyBoundsOf(bands []band) ([]*keyBounds, bool) {
 	var out []*keyBounds
 	byKey := map[string]*keyBounds{}
@@ -41,14 +36,10 @@ func (ls *levelSolver) keyBoundsOf(bands []band) ([]*keyBounds, bool) {
 				at = len(kb.lo)
 				kb.of[v] = at
 				kb.lo, kb.hi = append(kb.lo, lo), append(kb.hi, hi)
-				continue
+			} else {
+				kb.lo[at], kb.hi[at] = max(kb.lo[at], lo), min(kb.hi[at], hi)
 			}
-			kb.lo[at], kb.hi[at] = max(kb.lo[at], lo), min(kb.hi[at], hi)
-		}
-	}
-	for _, kb := range out {
-		for v := range kb.lo {
-			if kb.lo[v] > kb.hi[v] {
+			if kb.lo[at] > kb.hi[at] { // bounds only tighten: crossed for good
 				return nil, false
 			}
 		}
@@ -56,9 +47,9 @@ func (ls *levelSolver) keyBoundsOf(bands []band) ([]*keyBounds, bool) {
 	return out, true
 }
 
-// realize returns pods per combo that place exactly n pods within the
-// bands and each combo's room: a flow with lower bounds when at most two
-// keys are bounded, the one-pod-at-a-time heuristic otherwise.
+// realize returns pods per combo placing exactly n pods within the bands
+// and the room: a flow for at most two keys, else fillGreedy; the flow's
+// answer is then evened out (proportional) when possible.
 func (ls *levelSolver) realize(n int, bands []band) (state, bool) {
 	kbs, ok := ls.keyBoundsOf(bands)
 	if !ok {
@@ -75,18 +66,16 @@ func (ls *levelSolver) realize(n int, bands []band) (state, bool) {
 	if !ok || len(kbs) == 0 {
 		return x, ok
 	}
-	if even, ok := ls.transport(n, ls.exact(kbs, x), ls.proportional(kbs, x)); ok {
+	exact := ls.exact(kbs, x)
+	if even, ok := ls.transport(n, exact, ls.proportional(exact)); ok {
 		return even, true
 	}
 	return x, true
 }
 
-// transport solves the transportation problem: source → first key's
-// values (their bounds) → second key's values through the combos (their
-// room, within cells when set) → sink (their bounds), exactly n units;
-// with one key bounded the combos lead to the sink directly. Room on
-// existing and planned nodes costs 0 per pod, room on new nodes 1, and the
-// cheapest flow is kept.
+// transport routes exactly n pods source → first key's values → combos
+// (within cells when set) → second key's values → sink, each within its
+// bounds, at the least cost (1 per pod on new-node room).
 func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (state, bool) {
 	const src, dst = 0, 1
 	rows := 2
@@ -141,10 +130,9 @@ func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (state
 	return x, true
 }
 
-// fillGreedy places n pods one at a time, each in the combo with room
-// whose values are, summed over the bounded keys, furthest below their
-// lower bounds (then most below their upper bounds), never past an upper
-// bound; ok when every lower bound is met.
+// fillGreedy places n pods one at a time in the combo furthest below its
+// values' lower bounds (then upper), never past an upper bound; ok when
+// every lower bound is met.
 func (ls *levelSolver) fillGreedy(n int, kbs []*keyBounds) (state, bool) {
 	x := make(state, len(ls.sp.cells))
 	got := make([][]int, len(kbs))
@@ -189,19 +177,19 @@ func (ls *levelSolver) fillGreedy(n int, kbs []*keyBounds) (state, bool) {
 	return x, true
 }
 
-// bindOrder returns an order in which the scheduler binds x's pods (combos,
-// one per pod) with every combo of x a domain, each step passing the
-// spread rule of every constraint: the combo whose domains are furthest
-// below their final counts first; when that greedy walk reaches a dead
-// end, a search bounded by Budgets.Order (finalOrder) looks further; bounded reports that
-// it ran out of budget without an answer.
+// bindOrder returns an order binding x's pods in its final view: greedily,
+// the cell furthest below its final counts first, else by finalOrder
+// within Budgets.Order (bounded: it ran out).
 func (sp *space) bindOrder(x state) (order []int, ok, bounded bool) {
 	want := total(x)
 	s := make(state, len(x))
 	order = make([]int, 0, want)
 	left := make([][]int, len(sp.cons))
 	for i := range sp.cons {
-		left[i] = sub(slices.Clone(sp.tally(i, x)), sp.index[i].base)
+		left[i] = slices.Clone(sp.tally(i, x))
+		for d, n := range sp.index[i].base {
+			left[i][d] -= n
+		}
 	}
 	for len(order) < want {
 		best, bestLeft := -1, -1
@@ -229,12 +217,4 @@ func (sp *space) bindOrder(x state) (order []int, ok, bounded bool) {
 		}
 	}
 	return order, true, false
-}
-
-// sub returns a - b elementwise (into a).
-func sub(a, b []int) []int {
-	for i := range a {
-		a[i] -= b[i]
-	}
-	return a
 }

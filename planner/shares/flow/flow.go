@@ -3,23 +3,19 @@
 // columns two domain keys, cells their combinations).
 package flow
 
-// Network is a small network for that problem:
-// integer capacities with lower bounds, and a cost per unit on some arcs.
+// Network is a network with integer capacities, lower bounds and costs.
 // Arcs are stored in pairs (a, a^1: the arc and its residual reverse).
 type Network struct {
-	adj  [][]int
-	to   []int
-	capa []int
-	cost []int
-	// low is each forward arc's lower bound (its flow is low + the flow
-	// the reduction routes); excess is what the bounds push per node.
-	low    []int
-	excess []int
+	adj    [][]int
+	to     []int
+	capa   []int
+	cost   []int
+	low    []int // each arc's lower bound
+	excess []int // what the lower bounds push into each node
 }
 
-func New(nodes int) *Network {
-	return &Network{adj: make([][]int, nodes), excess: make([]int, nodes)}
-}
+// New returns a network of nodes nodes and no arcs.
+func New(nodes int) *Network { return &Network{adj: make([][]int, nodes), excess: make([]int, nodes)} }
 
 // Arc adds an arc u→v carrying between lo and hi units at cost per unit,
 // and returns its index.
@@ -39,39 +35,27 @@ func (g *Network) Arc(u, v, lo, hi, cost int) int {
 // Flow is the units arc a carries.
 func (g *Network) Flow(a int) int { return g.low[a] + g.capa[a^1] }
 
-// Circulate finds a circulation that meets every lower bound (the
-// network must be closed: every unit that leaves a node comes back). It
-// reports false when none exists.
+// Circulate finds a circulation that meets every lower bound, false when
+// none exists.
 func (g *Network) Circulate() bool {
 	n := len(g.adj)
 	src, dst := n, n+1
-	g.adj = append(g.adj, nil, nil)
+	g.adj, g.excess = append(g.adj, nil, nil), append(g.excess, 0, 0)
 	need := 0
 	for v := 0; v < n; v++ {
 		switch e := g.excess[v]; {
 		case e > 0:
-			g.rawArc(src, v, e)
+			g.Arc(src, v, 0, e, 0)
 			need += e
 		case e < 0:
-			g.rawArc(v, dst, -e)
+			g.Arc(v, dst, 0, -e, 0)
 		}
 	}
 	return g.maxFlow(src, dst) == need
 }
 
-// rawArc adds a helper arc of the lower-bound reduction (no bound, no cost).
-func (g *Network) rawArc(u, v, c int) {
-	a := len(g.to)
-	g.to = append(g.to, v, u)
-	g.capa = append(g.capa, c, 0)
-	g.cost = append(g.cost, 0, 0)
-	g.low = append(g.low, 0, 0)
-	g.adj[u] = append(g.adj[u], a)
-	g.adj[v] = append(g.adj[v], a+1)
-}
-
-// maxFlow pushes as many units as it can from s to t along shortest
-// augmenting paths (Edmonds–Karp) and returns them.
+// maxFlow pushes as many units as it can from s to t (Edmonds–Karp) and
+// returns them.
 func (g *Network) maxFlow(s, t int) int {
 	total := 0
 	prev := make([]int, len(g.adj))
@@ -94,40 +78,35 @@ func (g *Network) maxFlow(s, t int) int {
 		if prev[t] == -1 {
 			return total
 		}
-		push := -1
+		var path []int
 		for v := t; v != s; v = g.to[prev[v]^1] {
-			if a := prev[v]; push < 0 || g.capa[a] < push {
-				push = g.capa[a]
-			}
+			path = append(path, prev[v])
 		}
-		for v := t; v != s; v = g.to[prev[v]^1] {
-			g.capa[prev[v]] -= push
-			g.capa[prev[v]^1] += push
-		}
-		total += push
+		total += g.augment(path)
 	}
 }
 
-// CancelNegativeCycles lowers the circulation's cost without changing
-// what any node sends or receives: while the residual network has a cycle
-// of negative cost (Bellman–Ford), it pushes the cycle's bottleneck around
-// it. Each push lowers the cost by at least one, so it ends.
+// augment pushes the bottleneck of the residual arcs along them and
+// returns it.
+func (g *Network) augment(arcs []int) int {
+	push := -1
+	for _, a := range arcs {
+		if push < 0 || g.capa[a] < push {
+			push = g.capa[a]
+		}
+	}
+	for _, a := range arcs {
+		g.capa[a] -= push
+		g.capa[a^1] += push
+	}
+	return push
+}
+
+// CancelNegativeCycles lowers the circulation's cost, keeping what every
+// node sends and receives, by pushing flow around negative residual cycles.
 func (g *Network) CancelNegativeCycles() {
-	for {
-		cycle := g.negativeCycle()
-		if cycle == nil {
-			return
-		}
-		push := -1
-		for _, a := range cycle {
-			if push < 0 || g.capa[a] < push {
-				push = g.capa[a]
-			}
-		}
-		for _, a := range cycle {
-			g.capa[a] -= push
-			g.capa[a^1] += push
-		}
+	for cycle := g.negativeCycle(); cycle != nil; cycle = g.negativeCycle() {
+		g.augment(cycle)
 	}
 }
 
@@ -163,14 +142,9 @@ func (g *Network) negativeCycle() []int {
 	for i := 0; i < n; i++ {
 		v = g.to[prev[v]^1]
 	}
-	var cycle []int
-	for u := v; ; {
-		a := prev[u]
-		cycle = append(cycle, a)
-		u = g.to[a^1]
-		if u == v {
-			break
-		}
+	cycle := []int{prev[v]}
+	for u := g.to[prev[v]^1]; u != v; u = g.to[prev[u]^1] {
+		cycle = append(cycle, prev[u])
 	}
 	return cycle
 }
