@@ -52,6 +52,9 @@ type planner struct {
 // While a placement fails in the final view, the pods are planned again
 // with the nodes so far registered first, until that stops opening nodes,
 // stops helping, or reaches maxRounds; what still fails is taken out.
+// It never adds a node without a pod (but the rest of a zero-or-max
+// group), never exceeds a group's max size or the limits, and never
+// modifies the Universe.
 func PlanScaleUp(req Request) (*Plan, error) {
 	d, err := DraftScaleUp(req)
 	if err != nil {
