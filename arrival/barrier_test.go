@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spreadscale/spreadscale/arrival"
 	st "github.com/spreadscale/spreadscale/internal/spreadtest"
@@ -32,6 +33,17 @@ func zoneSpread(name string, minDomains int32) *v1.Pod {
 		c.MinDomains(minDomains)
 	}
 	return st.MakePod().Name(name).ReplicaOf("web").Spread(c.Obj()).Obj()
+}
+
+// preferredAntiAffinity is a replica of cache that prefers no other
+// replica in its domain of key.
+func preferredAntiAffinity(name, key string) *v1.Pod {
+	pod := st.MakePod().Name(name).ReplicaOf("cache").Obj()
+	pod.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 100,
+			PodAffinityTerm: v1.PodAffinityTerm{TopologyKey: key,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cache"}}}}}}}
+	return pod
 }
 
 func groupOf(n *v1.Node) (string, bool) {
@@ -76,6 +88,14 @@ func TestPlanAwaitsTheDomainsItOpens(t *testing.T) {
 		pods: []*v1.Pod{st.MakePod().Name("web-1").ReplicaOf("web").
 			Spread(st.MakeSpread(v1.LabelTopologyZone, 1).App("web").When(v1.ScheduleAnyway).Obj()).Obj()},
 		awaited: map[string][]string{v1.LabelTopologyZone: {"b", "c"}},
+	}, {
+		name:    "a preferred zone anti-affinity is awaited, and never at risk",
+		pods:    []*v1.Pod{preferredAntiAffinity("cache-1", v1.LabelTopologyZone)},
+		awaited: map[string][]string{v1.LabelTopologyZone: {"b", "c"}},
+	}, {
+		name:    "a preferred hostname anti-affinity awaits nothing",
+		pods:    []*v1.Pod{preferredAntiAffinity("cache-1", v1.LabelHostname)},
+		awaited: map[string][]string{},
 	}, {
 		name: "a Deployment's pods are named by their Deployment, not its ReplicaSet's hash",
 		pods: []*v1.Pod{st.MakePod().Name("web-5d4f-x").Label("app", "web").Label("pod-template-hash", "5d4f").

@@ -82,12 +82,20 @@ func NewPlan(at time.Time, asked map[string]int, pods []*apiv1.Pod, templates ma
 }
 
 // spreadKeys are the topology keys of pods' spread constraints, hard and
-// soft, sorted.
+// soft, and of their preferred pod anti-affinity terms but the hostname
+// (the plan spreads pods over them: plan.Preferences), sorted.
 func spreadKeys(pods []*apiv1.Pod) []string {
 	keys := map[string]bool{}
 	for _, pod := range pods {
 		for _, c := range pod.Spec.TopologySpreadConstraints {
 			keys[c.TopologyKey] = true
+		}
+		if a := pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+			for _, w := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+				if k := w.PodAffinityTerm.TopologyKey; k != apiv1.LabelHostname {
+					keys[k] = true
+				}
+			}
 		}
 	}
 	return slices.Sorted(maps.Keys(keys))
