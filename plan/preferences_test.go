@@ -322,3 +322,37 @@ func TestSteerBringsReplicasNextToThePodsTheyPrefer(t *testing.T) {
 	assert.Equal(t, map[string]int{"ng-c": 2}, newNodes(lp))
 	assert.Len(t, lp.Placed(), 6)
 }
+
+func TestIgnoreIsThePlanWithoutPreferences(t *testing.T) {
+	// Hard and soft replicas in one loop: ignore plans them as before
+	// preferences existed (the base plan, placement by placement); steer
+	// moves the soft replicas' nodes.
+	pods := func() []*apiv1.Pod {
+		out := pending(3, 1000)
+		for i, p := range replicas(4, 1000, softWeb) {
+			p.Name = fmt.Sprintf("soft-%d", i)
+			p.Labels = map[string]string{"app": "soft"}
+			p.Spec.TopologySpreadConstraints[0].LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "soft"}}
+			out = append(out, p)
+		}
+		return out
+	}
+	in := threeEmptyZones(t)
+	in.Pending = pods()
+	base := planWithoutPreferences(t, in)
+	in.Preferences = PreferencesIgnore
+	ignored, err := PlanLoop(in)
+	require.NoError(t, err)
+	require.NotNil(t, ignored)
+	assert.Equal(t, base.Plan().Placements, ignored.Plan().Placements)
+	assert.Equal(t, base.Plan().NewNodes, ignored.Plan().NewNodes)
+
+	in = threeEmptyZones(t)
+	in.Pending = pods()
+	steered, err := PlanLoop(in)
+	require.NoError(t, err)
+	require.NotNil(t, steered)
+	assert.NotEqual(t, base.Plan().NewNodes, steered.Plan().NewNodes, "steer moves the soft replicas' node")
+	assert.LessOrEqual(t, steered.TotalNewNodes(), base.TotalNewNodes())
+	assert.Len(t, steered.Placed(), 7)
+}
