@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"os"
 	"runtime/pprof"
 	"testing"
 
@@ -78,10 +79,21 @@ var modes = []mode{
 
 // priceModes run CA's price expander (over the scenario's group prices),
 // then least-waste among equally priced options, stock and after
-// topology-spread.
+// topology-spread. The environment variable BENCH_PRICE_EXPANDER, when
+// set, replaces spreadscale's chain on these cases (e.g.
+// topology-spread,least-waste, to price the plan without the price
+// expander); stock keeps its own.
 var priceModes = []mode{
 	{"stock", sim.Config{Expander: "price,least-waste", Seed: 1}},
-	{"spreadscale", sim.Config{Spreadscale: true, Expander: "topology-spread,price,least-waste", Seed: 1}},
+	{"spreadscale", sim.Config{Spreadscale: true, Expander: priceExpander("topology-spread,price,least-waste"), Seed: 1}},
+}
+
+// priceExpander is BENCH_PRICE_EXPANDER when set, else def.
+func priceExpander(def string) string {
+	if e := os.Getenv("BENCH_PRICE_EXPANDER"); e != "" {
+		return e
+	}
+	return def
 }
 
 // BenchmarkDecision times one CA scale-up decision (ScaleUp: every group
