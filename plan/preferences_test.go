@@ -356,3 +356,19 @@ func TestIgnoreIsThePlanWithoutPreferences(t *testing.T) {
 	assert.LessOrEqual(t, steered.TotalNewNodes(), base.TotalNewNodes())
 	assert.Len(t, steered.Placed(), 7)
 }
+
+func TestSteerKeepsEachGroupWithinItsMaxSize(t *testing.T) {
+	// Zones b and c can each add one node: the other two of the four the
+	// sixteen replicas need stay in zone a.
+	in := cluster(t, []group{
+		{id: "ng-a", zone: "a", milliCPU: 4000, max: 5},
+		{id: "ng-b", zone: "b", milliCPU: 4000, max: 1},
+		{id: "ng-c", zone: "c", milliCPU: 4000, max: 1},
+	})
+	in.Pending = replicas(16, 1000, softWeb)
+	lp, err := PlanLoop(in)
+	require.NoError(t, err)
+	require.NotNil(t, lp)
+	assert.Equal(t, map[string]int{"ng-a": 2, "ng-b": 1, "ng-c": 1}, newNodes(lp))
+	assert.Equal(t, map[string]int{"ng-a": 8, "ng-b": 4, "ng-c": 4}, podsPerGroup(lp))
+}
