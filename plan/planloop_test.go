@@ -66,10 +66,13 @@ func web(name string, milliCPU int64) *apiv1.Pod {
 	return p
 }
 
-func pending(n int, milliCPU int64) []*apiv1.Pod {
+func pending(n int, milliCPU int64) []*apiv1.Pod { return named("web-pending", n, milliCPU, web) }
+
+// named are n pods of, named prefix-0, prefix-1...
+func named(prefix string, n int, milliCPU int64, of func(string, int64) *apiv1.Pod) []*apiv1.Pod {
 	var out []*apiv1.Pod
 	for i := 0; i < n; i++ {
-		out = append(out, web(fmt.Sprintf("web-pending-%d", i), milliCPU))
+		out = append(out, of(fmt.Sprintf("%s-%d", prefix, i), milliCPU))
 	}
 	return out
 }

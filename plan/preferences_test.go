@@ -19,24 +19,44 @@ func softWeb(name string, milliCPU int64) *apiv1.Pod {
 	return p
 }
 
+// zoneTerm is a preferred term of weight over zones for app's pods.
+func zoneTerm(weight int32, app string) []apiv1.WeightedPodAffinityTerm {
+	return []apiv1.WeightedPodAffinityTerm{{Weight: weight, PodAffinityTerm: apiv1.PodAffinityTerm{TopologyKey: apiv1.LabelTopologyZone,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}}
+}
+
 // antiWeb is a replica of web without a spread that prefers zones without
 // another replica.
 func antiWeb(name string, milliCPU int64) *apiv1.Pod {
 	p := web(name, milliCPU)
 	p.Spec.TopologySpreadConstraints = nil
-	p.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
-		PreferredDuringSchedulingIgnoredDuringExecution: []apiv1.WeightedPodAffinityTerm{{Weight: 100,
-			PodAffinityTerm: apiv1.PodAffinityTerm{TopologyKey: apiv1.LabelTopologyZone,
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}}
+	p.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: zoneTerm(100, "web")}}
 	return p
 }
 
+// replicas are n pods of, named web-0, web-1...
 func replicas(n int, milliCPU int64, of func(string, int64) *apiv1.Pod) []*apiv1.Pod {
-	var out []*apiv1.Pod
-	for i := 0; i < n; i++ {
-		out = append(out, of(fmt.Sprintf("web-%d", i), milliCPU))
+	return named("web", n, milliCPU, of)
+}
+
+// planAndCheck plans in and checks the new nodes per group (wantNew nil:
+// no plan) and, when wantPods is set, the pods per group; every pod is
+// placed.
+func planAndCheck(t *testing.T, in LoopInputs, wantNew, wantPods map[string]int) *LoopPlan {
+	t.Helper()
+	lp, err := PlanLoop(in)
+	require.NoError(t, err)
+	if wantNew == nil {
+		assert.Nil(t, lp)
+		return nil
 	}
-	return out
+	require.NotNil(t, lp)
+	assert.Equal(t, wantNew, newNodes(lp))
+	assert.Len(t, lp.Placed(), len(in.Pending), "a preference never leaves a pod pending")
+	if wantPods != nil {
+		assert.Equal(t, wantPods, podsPerGroup(lp))
+	}
+	return lp
 }
 
 // podsPerGroup counts the plan's placements per group.
@@ -61,8 +81,7 @@ func TestPlanLoopPreferencesFromThreeEmptyZones(t *testing.T) {
 		name     string
 		mode     Preferences
 		pods     []*apiv1.Pod
-		wantNil  bool
-		wantNew  map[string]int
+		wantNew  map[string]int // nil: no plan
 		wantPods map[string]int
 		relaxed  int
 	}{
@@ -73,30 +92,22 @@ func TestPlanLoopPreferencesFromThreeEmptyZones(t *testing.T) {
 		{name: "require plans the ScheduleAnyway spread as DoNotSchedule", mode: PreferencesRequire,
 			pods: replicas(6, 1000, softWeb), wantNew: map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 1}, wantPods: map[string]int{"ng-a": 2, "ng-b": 2, "ng-c": 2}},
 		{name: "ignore leaves a loop of soft spreads to stock CA", mode: PreferencesIgnore,
-			pods: replicas(6, 1000, softWeb), wantNil: true},
+			pods: replicas(6, 1000, softWeb)},
 		{name: "steer spreads preferred zone anti-affinity over the three nodes it needs", mode: PreferencesSteer,
 			pods: replicas(6, 2000, antiWeb), wantNew: map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 1}, wantPods: map[string]int{"ng-a": 2, "ng-b": 2, "ng-c": 2}},
 		{name: "require relaxes the anti-affinity and binds the rest on the nodes it opened", mode: PreferencesRequire,
 			pods: replicas(6, 2000, antiWeb), wantNew: map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 1},
 			wantPods: map[string]int{"ng-a": 2, "ng-b": 2, "ng-c": 2}, relaxed: 6},
 		{name: "one node's worth of pods stays on one node", mode: PreferencesSteer,
-			pods: replicas(4, 1000, softWeb), wantNil: true},
+			pods: replicas(4, 1000, softWeb)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := threeEmptyZones(t)
 			in.Pending, in.Preferences = tc.pods, tc.mode
-			lp, err := PlanLoop(in)
-			require.NoError(t, err)
-			if tc.wantNil {
-				assert.Nil(t, lp)
+			lp := planAndCheck(t, in, tc.wantNew, tc.wantPods)
+			if lp == nil {
 				return
-			}
-			require.NotNil(t, lp)
-			assert.Equal(t, tc.wantNew, newNodes(lp))
-			assert.Len(t, lp.Placed(), len(tc.pods), "a preference never leaves a pod pending")
-			if tc.wantPods != nil {
-				assert.Equal(t, tc.wantPods, podsPerGroup(lp))
 			}
 			assert.Len(t, lp.Relaxed(), tc.relaxed)
 			for _, pl := range lp.Plan().Placements {
@@ -104,60 +115,6 @@ func TestPlanLoopPreferencesFromThreeEmptyZones(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestSteerKeepsTheBasePlanWhenMovingCostsMore(t *testing.T) {
-	// Zone a's template is cheaper per pod: one 8-CPU node holds the six
-	// replicas; zones b and c only have 4-CPU nodes, so spreading would
-	// need two nodes.
-	in := cluster(t, []group{
-		{id: "ng-a", zone: "a", milliCPU: 8000, max: 5},
-		{id: "ng-b", zone: "b", milliCPU: 4000, max: 5},
-		{id: "ng-c", zone: "c", milliCPU: 4000, max: 5},
-	})
-	in.Pending = replicas(6, 1000, softWeb)
-	lp, err := PlanLoop(in)
-	require.NoError(t, err)
-	assert.Nil(t, lp, "without a cheaper spread the loop is stock CA's")
-}
-
-func TestSteerFillsTheZonesWithFewestReplicasFirst(t *testing.T) {
-	// Zone a runs a replica already and has room for two more: the new node
-	// goes to b.
-	in := cluster(t, []group{
-		{id: "ng-a", zone: "a", milliCPU: 4000, size: 1, max: 5},
-		{id: "ng-b", zone: "b", milliCPU: 4000, max: 5},
-		{id: "ng-c", zone: "c", milliCPU: 4000, max: 5},
-	})
-	in.Pending = replicas(6, 1000, softWeb)
-	lp, err := PlanLoop(in)
-	require.NoError(t, err)
-	require.NotNil(t, lp)
-	assert.Equal(t, map[string]int{"ng-b": 1}, newNodes(lp))
-	assert.Len(t, lp.Placed(), 6)
-}
-
-func TestSteerCountsThePodsTheExistingNodesTake(t *testing.T) {
-	// Zones a and b have an empty 2-CPU node each, zone c none; every
-	// replica takes a node of its own. The existing nodes take one replica
-	// each, so zone c gets two of the four new nodes: 2/2/2.
-	in := cluster(t, []group{
-		{id: "ng-a", zone: "a", milliCPU: 2000, max: 5},
-		{id: "ng-b", zone: "b", milliCPU: 2000, max: 5},
-		{id: "ng-c", zone: "c", milliCPU: 2000, max: 5},
-	})
-	for _, zone := range []string{"a", "b"} {
-		n := BuildTestNode("node-"+zone, 2000, 8<<30)
-		n.Labels[apiv1.LabelTopologyZone] = zone
-		SetNodeReadyState(n, true, n.CreationTimestamp.Time)
-		require.NoError(t, in.Snapshot.AddNodeInfo(framework.NewNodeInfo(n, nil)))
-	}
-	in.Pending = replicas(6, 1500, softWeb)
-	lp, err := PlanLoop(in)
-	require.NoError(t, err)
-	require.NotNil(t, lp)
-	assert.Equal(t, map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}, newNodes(lp))
-	assert.Len(t, lp.Placed(), 6)
 }
 
 func TestRelaxationsFollowKarpentersOrder(t *testing.T) {
@@ -261,68 +218,6 @@ func preferZones(weights map[string]int32) func(string, int64) *apiv1.Pod {
 	}
 }
 
-func TestSteerHonoursPreferredNodeAffinityWeights(t *testing.T) {
-	cases := []struct {
-		name    string
-		weights map[string]int32
-		wantNew map[string]int
-	}{
-		{"one preferred zone", map[string]int32{"b": 50}, map[string]int{"ng-b": 2}},
-		{"the heavier of two zones", map[string]int32{"b": 10, "c": 90}, map[string]int{"ng-c": 2}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			in := threeEmptyZones(t)
-			in.Pending = replicas(6, 1000, preferZones(tc.weights))
-			lp, err := PlanLoop(in)
-			require.NoError(t, err)
-			require.NotNil(t, lp)
-			assert.Equal(t, tc.wantNew, newNodes(lp))
-			assert.Len(t, lp.Placed(), 6)
-		})
-	}
-}
-
-func TestSteerNeverTradesNodesForANodePreference(t *testing.T) {
-	// Zone b is preferred but its template holds one replica per node: the
-	// two 4-CPU nodes of zone a stay.
-	in := cluster(t, []group{
-		{id: "ng-a", zone: "a", milliCPU: 4000, max: 5},
-		{id: "ng-b", zone: "b", milliCPU: 1000, max: 10},
-	})
-	in.Pending = replicas(6, 1000, preferZones(map[string]int32{"b": 100}))
-	lp, err := PlanLoop(in)
-	require.NoError(t, err)
-	assert.Nil(t, lp, "the base plan is stock CA's")
-}
-
-func TestSteerBringsReplicasNextToThePodsTheyPrefer(t *testing.T) {
-	// A cache runs on a full node in zone c; the web replicas prefer its
-	// zone. The two nodes they need go there.
-	in := threeEmptyZones(t)
-	full := BuildTestNode("node-c", 500, 8<<30)
-	full.Labels[apiv1.LabelTopologyZone] = "c"
-	SetNodeReadyState(full, true, full.CreationTimestamp.Time)
-	cache := BuildTestPod("cache-0", 500, 0)
-	cache.Labels = map[string]string{"app": "cache"}
-	cache.Spec.NodeName = full.Name
-	require.NoError(t, in.Snapshot.AddNodeInfo(framework.NewNodeInfo(full, nil, framework.NewPodInfo(cache, nil))))
-	in.Pending = replicas(6, 1000, func(name string, milliCPU int64) *apiv1.Pod {
-		p := web(name, milliCPU)
-		p.Spec.TopologySpreadConstraints = nil
-		p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{
-			PreferredDuringSchedulingIgnoredDuringExecution: []apiv1.WeightedPodAffinityTerm{{Weight: 10,
-				PodAffinityTerm: apiv1.PodAffinityTerm{TopologyKey: apiv1.LabelTopologyZone,
-					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cache"}}}}}}}
-		return p
-	})
-	lp, err := PlanLoop(in)
-	require.NoError(t, err)
-	require.NotNil(t, lp)
-	assert.Equal(t, map[string]int{"ng-c": 2}, newNodes(lp))
-	assert.Len(t, lp.Placed(), 6)
-}
-
 func TestIgnoreIsThePlanWithoutPreferences(t *testing.T) {
 	// Hard and soft replicas in one loop: ignore plans them as before
 	// preferences existed (the base plan, placement by placement); steer
@@ -357,18 +252,92 @@ func TestIgnoreIsThePlanWithoutPreferences(t *testing.T) {
 	assert.Len(t, steered.Placed(), 7)
 }
 
-func TestSteerKeepsEachGroupWithinItsMaxSize(t *testing.T) {
-	// Zones b and c can each add one node: the other two of the four the
-	// sixteen replicas need stay in zone a.
-	in := cluster(t, []group{
-		{id: "ng-a", zone: "a", milliCPU: 4000, max: 5},
-		{id: "ng-b", zone: "b", milliCPU: 4000, max: 1},
-		{id: "ng-c", zone: "c", milliCPU: 4000, max: 1},
-	})
-	in.Pending = replicas(16, 1000, softWeb)
-	lp, err := PlanLoop(in)
-	require.NoError(t, err)
-	require.NotNil(t, lp)
-	assert.Equal(t, map[string]int{"ng-a": 2, "ng-b": 1, "ng-c": 1}, newNodes(lp))
-	assert.Equal(t, map[string]int{"ng-a": 8, "ng-b": 4, "ng-c": 4}, podsPerGroup(lp))
+// fullNode adds to in a node of zone with milliCPU that holds pods.
+func fullNode(t *testing.T, in LoopInputs, zone string, milliCPU int64, pods ...*apiv1.Pod) {
+	n := BuildTestNode("node-"+zone, milliCPU, 8<<30)
+	n.Labels[apiv1.LabelTopologyZone] = zone
+	SetNodeReadyState(n, true, n.CreationTimestamp.Time)
+	var infos []*framework.PodInfo
+	for _, p := range pods {
+		p.Spec.NodeName = n.Name
+		infos = append(infos, framework.NewPodInfo(p, nil))
+	}
+	require.NoError(t, in.Snapshot.AddNodeInfo(framework.NewNodeInfo(n, nil, infos...)))
+}
+
+// preferCache is a replica of web without a spread that prefers the zone
+// of the cache's pods.
+func preferCache(name string, milliCPU int64) *apiv1.Pod {
+	p := web(name, milliCPU)
+	p.Spec.TopologySpreadConstraints = nil
+	p.Spec.Affinity = &apiv1.Affinity{PodAffinity: &apiv1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: zoneTerm(10, "cache")}}
+	return p
+}
+
+// TestSteerSituations: where steer moves the nodes, and where the base
+// plan stands (wantNew nil: a loop without hard constraints is then stock
+// CA's). Groups "a", "b", "c" are 4-CPU zone groups at 0 with max size 5
+// unless a case says otherwise.
+func TestSteerSituations(t *testing.T) {
+	zones := func(cpu map[string]int64, max map[string]int, size map[string]int) []group {
+		var out []group
+		for _, z := range []string{"a", "b", "c"} {
+			if cpu[z] == 0 {
+				cpu[z] = 4000
+			}
+			if max[z] == 0 {
+				max[z] = 5
+			}
+			out = append(out, group{id: "ng-" + z, zone: z, milliCPU: cpu[z], max: max[z], size: size[z]})
+		}
+		return out
+	}
+	cache := BuildTestPod("cache-0", 500, 0)
+	cache.Labels = map[string]string{"app": "cache"}
+	cases := []struct {
+		name     string
+		groups   []group
+		existing func(t *testing.T, in LoopInputs)
+		pods     []*apiv1.Pod
+		wantNew  map[string]int
+		wantPods map[string]int
+	}{
+		{name: "spreading would cost more: zone a's 8-CPU node holds the six replicas",
+			groups: zones(map[string]int64{"a": 8000}, map[string]int{}, map[string]int{}), pods: replicas(6, 1000, softWeb)},
+		{name: "zone a already runs a replica and has room for two: the new node goes to b",
+			groups: zones(map[string]int64{}, map[string]int{}, map[string]int{"a": 1}), pods: replicas(6, 1000, softWeb),
+			wantNew: map[string]int{"ng-b": 1}},
+		{name: "the replicas the existing nodes take count: zone c gets two of the four new nodes",
+			groups: zones(map[string]int64{"a": 2000, "b": 2000, "c": 2000}, map[string]int{}, map[string]int{}),
+			existing: func(t *testing.T, in LoopInputs) {
+				fullNode(t, in, "a", 2000)
+				fullNode(t, in, "b", 2000)
+			},
+			pods: replicas(6, 1500, softWeb), wantNew: map[string]int{"ng-a": 1, "ng-b": 1, "ng-c": 2}},
+		{name: "each group stays within its max size",
+			groups: zones(map[string]int64{}, map[string]int{"b": 1, "c": 1}, map[string]int{}), pods: replicas(16, 1000, softWeb),
+			wantNew: map[string]int{"ng-a": 2, "ng-b": 1, "ng-c": 1}, wantPods: map[string]int{"ng-a": 8, "ng-b": 4, "ng-c": 4}},
+		{name: "one preferred zone",
+			groups: zones(map[string]int64{}, map[string]int{}, map[string]int{}), pods: replicas(6, 1000, preferZones(map[string]int32{"b": 50})),
+			wantNew: map[string]int{"ng-b": 2}},
+		{name: "the heavier of two preferred zones",
+			groups: zones(map[string]int64{}, map[string]int{}, map[string]int{}), pods: replicas(6, 1000, preferZones(map[string]int32{"b": 10, "c": 90})),
+			wantNew: map[string]int{"ng-c": 2}},
+		{name: "no node is traded for a node preference: zone b's nodes hold one replica each",
+			groups: zones(map[string]int64{"b": 1000}, map[string]int{"b": 10}, map[string]int{}), pods: replicas(6, 1000, preferZones(map[string]int32{"b": 100}))},
+		{name: "next to the cache the replicas prefer, in zone c",
+			groups:   zones(map[string]int64{}, map[string]int{}, map[string]int{}),
+			existing: func(t *testing.T, in LoopInputs) { fullNode(t, in, "c", 500, cache.DeepCopy()) },
+			pods:     replicas(6, 1000, preferCache), wantNew: map[string]int{"ng-c": 2}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := cluster(t, tc.groups)
+			if tc.existing != nil {
+				tc.existing(t, in)
+			}
+			in.Pending = tc.pods
+			planAndCheck(t, in, tc.wantNew, tc.wantPods)
+		})
+	}
 }
