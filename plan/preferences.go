@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -106,20 +107,22 @@ func selectsItself(pod *apiv1.Pod, t apiv1.PodAffinityTerm) bool {
 	return err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels))
 }
 
-// steerPod returns a copy of pod whose soft spreads (softSpreads) are
-// DoNotSchedule spreads with maxSkew raised by slack and, with affinity,
-// whose heaviest preferred node affinity and pod affinity terms are
-// required; pod itself when that changes nothing. The copy exists only to
-// plan: the real scheduler scores the original's terms.
-func steerPod(pod *apiv1.Pod, slack int32, affinity bool) *apiv1.Pod {
-	soft := softSpreads(pod)
+// steerPod returns a copy of pod whose soft spreads (softSpreads) over
+// keys are DoNotSchedule spreads with maxSkew raised by slack and, with
+// affinity, whose heaviest preferred node affinity and pod affinity terms
+// are required; pod itself when that changes nothing. The copy exists only
+// to plan: the real scheduler scores the original's terms.
+func steerPod(pod *apiv1.Pod, slack int32, affinity bool, keys []string) *apiv1.Pod {
+	soft := slices.DeleteFunc(softSpreads(pod), func(c apiv1.TopologySpreadConstraint) bool {
+		return !slices.Contains(keys, c.TopologyKey)
+	})
 	if len(soft) == 0 && (!affinity || !hasAffinityPreference(pod)) {
 		return pod
 	}
 	cp := pod.DeepCopy()
 	var kept []apiv1.TopologySpreadConstraint
 	for _, c := range cp.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable != apiv1.ScheduleAnyway || c.TopologyKey == apiv1.LabelHostname {
+		if c.WhenUnsatisfiable != apiv1.ScheduleAnyway || !slices.Contains(keys, c.TopologyKey) {
 			kept = append(kept, c)
 		}
 	}

@@ -10,8 +10,9 @@ import (
 
 // steer plans the loop's pods as without their preferences (the base
 // plan), then moves the base plan's new nodes between the domains of the
-// pods' soft spreads (softSpreads): each node goes, one by one, to the
-// domain with the fewest matching pods per node so far (steerCaps). The
+// pods' soft spreads (softSpreads), by all their keys and by each key
+// alone (byKeys): each node goes, one by one, to the domain with the
+// fewest matching pods per node so far (steerCaps). The
 // pods are planned again with those per-domain node counts as limits, their
 // soft spreads as DoNotSchedule spreads with the smallest maxSkew slack
 // that places them (a binary search: a larger slack only admits more), and
@@ -32,35 +33,59 @@ func (l *loop) steer(hard bool) (*planner.Plan, error) {
 	if !hard {
 		baseOrNil = nil
 	}
-	caps := l.steerCaps(base)
-	if caps == nil {
-		return baseOrNil, nil
-	}
 	spreads := distinctSoftSpreads(l.in.Pending)
 	best, bestScore := baseOrNil, l.score(base, spreads)
-	for _, affinity := range []bool{true, false} {
-		if affinity && !anyAffinityPreference(l.in.Pending) {
+	for _, by := range byKeys(spreads) {
+		caps := l.steerCaps(base, by)
+		if caps == nil {
 			continue
 		}
-		p, err := l.steerSearch(base, caps, spreads, affinity)
-		if err != nil {
-			return nil, err
-		}
-		if p == nil {
-			continue
-		}
-		if sc := l.score(p, spreads); sc.better(bestScore) {
-			best, bestScore = p, sc
+		for _, affinity := range []bool{true, false} {
+			if affinity && !anyAffinityPreference(l.in.Pending) {
+				continue
+			}
+			p, err := l.steerSearch(base, caps, spreads, spreadKeys(by), affinity)
+			if err != nil {
+				return nil, err
+			}
+			if p == nil {
+				continue
+			}
+			if sc := l.score(p, spreads); sc.better(bestScore) {
+				best, bestScore = p, sc
+			}
 		}
 	}
 	return best, nil
 }
 
-// steerSearch is the steered plan with the smallest maxSkew slack that
-// keeps base, nil when none does.
-func (l *loop) steerSearch(base *planner.Plan, caps *domainCaps, spreads []softSpread, affinity bool) (*planner.Plan, error) {
+// byKeys are the spread sets steer deals nodes by: all of them (domains
+// are tuples of their keys' values) and, with two or more keys, each key's
+// spreads alone, so that a key whose domains differ in price (capacity
+// type) does not keep the nodes from moving between the others' (zones).
+func byKeys(spreads []softSpread) [][]softSpread {
+	out := [][]softSpread{spreads}
+	keys := spreadKeys(spreads)
+	if len(keys) < 2 {
+		return out
+	}
+	for _, k := range keys {
+		var one []softSpread
+		for _, s := range spreads {
+			if s.key == k {
+				one = append(one, s)
+			}
+		}
+		out = append(out, one)
+	}
+	return out
+}
+
+// steerSearch is the steered plan, its soft spreads over keys hardened,
+// with the smallest maxSkew slack that keeps base, nil when none does.
+func (l *loop) steerSearch(base *planner.Plan, caps *domainCaps, spreads []softSpread, keys []string, affinity bool) (*planner.Plan, error) {
 	try := func(slack int32) (*planner.Plan, error) {
-		pods, orig := steerPods(l.in.Pending, slack, affinity)
+		pods, orig := steerPods(l.in.Pending, slack, affinity, keys)
 		p, err := l.plan(pods, caps)
 		if err != nil || !l.keeps(p, base) {
 			return nil, err
@@ -124,11 +149,11 @@ func idOf(pod *apiv1.Pod) podID { return podID{pod.Namespace, pod.Name} }
 
 // steerPods returns pods with steerPod applied, and the original of each
 // copy.
-func steerPods(pods []*apiv1.Pod, slack int32, affinity bool) ([]*apiv1.Pod, map[*apiv1.Pod]*apiv1.Pod) {
+func steerPods(pods []*apiv1.Pod, slack int32, affinity bool, keys []string) ([]*apiv1.Pod, map[*apiv1.Pod]*apiv1.Pod) {
 	out := make([]*apiv1.Pod, len(pods))
 	orig := map[*apiv1.Pod]*apiv1.Pod{}
 	for i, pod := range pods {
-		out[i] = steerPod(pod, slack, affinity)
+		out[i] = steerPod(pod, slack, affinity, keys)
 		if out[i] != pod {
 			orig[out[i]] = pod
 		}

@@ -68,15 +68,14 @@ func (b *cappedBudget) Take(group string, n int) {
 	}
 }
 
-// steerCaps deals base's new nodes, one at a time, to the domain of the
-// soft spreads' keys with the least load: the pods its spreads count there
+// steerCaps deals base's new nodes, one at a time, to the domain of
+// spreads' keys with the least load: the pods its spreads count there
 // before any new node (bound, or placed by base on an existing node) plus,
 // per node dealt, the steered pods' mean per new node; ties go to
 // the domain where base has more nodes, then by name. A domain takes no
 // more nodes than its groups' room. Without soft spreads, only the node
 // count is capped; nil when there is nothing to steer.
-func (l *loop) steerCaps(base *planner.Plan) *domainCaps {
-	spreads := distinctSoftSpreads(l.in.Pending)
+func (l *loop) steerCaps(base *planner.Plan, spreads []softSpread) *domainCaps {
 	keys := spreadKeys(spreads)
 	total := base.TotalNewNodes()
 	if total == 0 || (len(keys) == 0 && !anyAffinityPreference(l.in.Pending)) {
