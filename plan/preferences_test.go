@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -340,4 +341,42 @@ func TestSteerSituations(t *testing.T) {
 			planAndCheck(t, in, tc.wantNew, tc.wantPods)
 		})
 	}
+}
+
+func TestSteerSpreadsZonesWhereCapacityTypesDifferInPrice(t *testing.T) {
+	// Zone and capacity-type spreads, both ScheduleAnyway. The base plan
+	// (groups in id order, no Chooser) opens on-demand nodes, here the
+	// cheaper type: moving nodes to spot would cost more, so the
+	// capacity-type spread stays as the base plan has it while the nodes
+	// spread over the zones.
+	const capacityType = "karpenter.sh/capacity-type"
+	var groups []group
+	for _, z := range []string{"a", "b", "c"} {
+		for _, ct := range []string{"spot", "on-demand"} {
+			groups = append(groups, group{id: "ng-" + z + "-" + ct, zone: z, milliCPU: 4000, max: 5})
+		}
+	}
+	in := cluster(t, groups)
+	for _, g := range in.Groups {
+		ct := "spot"
+		if strings.HasSuffix(g.NodeGroup.Id(), "on-demand") {
+			ct = "on-demand"
+		}
+		g.Template.Node().Labels[capacityType] = ct
+	}
+	in.Price = func(n *apiv1.Node) (float64, bool) {
+		if n.Labels[capacityType] == "spot" {
+			return 0.3, true
+		}
+		return 0.1, true
+	}
+	in.Pending = replicas(12, 1000, func(name string, milliCPU int64) *apiv1.Pod {
+		p := softWeb(name, milliCPU)
+		c := p.Spec.TopologySpreadConstraints[0]
+		c.TopologyKey = capacityType
+		p.Spec.TopologySpreadConstraints = append(p.Spec.TopologySpreadConstraints, c)
+		return p
+	})
+	planAndCheck(t, in, map[string]int{"ng-a-on-demand": 1, "ng-b-on-demand": 1, "ng-c-on-demand": 1},
+		map[string]int{"ng-a-on-demand": 4, "ng-b-on-demand": 4, "ng-c-on-demand": 4})
 }
