@@ -25,6 +25,8 @@ type LoopPlan struct {
 	facts *planner.PodFacts
 	// relaxed are the preferences PreferencesRequire dropped.
 	relaxed []Relaxation
+	// rehearsed is what rehearsing the plan did ("": not rehearsed).
+	rehearsed Rehearsal
 }
 
 // NewLoopPlan wraps the engine's plan as a loop's plan; byID holds every
@@ -134,6 +136,15 @@ func (l *LoopPlan) Relaxed() []Relaxation {
 		return nil
 	}
 	return l.relaxed
+}
+
+// Rehearsal returns what rehearsing the plan in kube-scheduler's binding
+// orders did, "" when the plan was not rehearsed (see PlanLoop).
+func (l *LoopPlan) Rehearsal() Rehearsal {
+	if l == nil {
+		return ""
+	}
+	return l.rehearsed
 }
 
 // Current holds the plan of the CA loop in progress. The scale-up

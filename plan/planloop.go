@@ -113,9 +113,12 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	defer in.Snapshot.Revert()
 	var plan *planner.Plan
 	var relaxed []Relaxation
+	var rehearsed Rehearsal
 	switch {
 	case !prefs:
-		plan, err = l.plan(in.Pending, nil)
+		if plan, err = l.plan(in.Pending, nil); err == nil {
+			plan, rehearsed, err = l.rehearse(plan)
+		}
 	case in.Preferences.mode() == PreferencesRequire:
 		plan, relaxed, err = l.require()
 	default:
@@ -125,14 +128,14 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 		return nil, err
 	}
 	lp := NewLoopPlan(plan, l.byID, in.CapTotal)
-	lp.facts, lp.relaxed = l.facts, relaxed
+	lp.facts, lp.relaxed, lp.rehearsed = l.facts, relaxed, rehearsed
 	logger := klog.Background()
 	if in.Context != nil {
 		logger = klog.FromContext(in.Context)
 	}
 	logger.V(2).Info("Topology spread plan for the loop", "pending", len(in.Pending), "groups", len(in.Groups),
 		"placed", len(plan.Placements), "unplaced", len(plan.Unplaced), "newNodes", plan.NewNodes, "chooser", in.Chooser != nil,
-		"preferences", in.Preferences.mode(), "relaxed", len(relaxed))
+		"preferences", in.Preferences.mode(), "relaxed", len(relaxed), "rehearsal", rehearsed)
 	return lp, nil
 }
 

@@ -51,6 +51,15 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind"})
 
+	rehearsals = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "plan_rehearsals_total",
+		Help: "Plans of alike pods rehearsed in kube-scheduler's binding orders, by outcome: held (every order binds every pod), " +
+			"redistributed (the nodes moved to groups where every order does), added_nodes (one or two nodes more made one), " +
+			"stranded (some order strands pods and no distribution within the search's bound saves them; the next loop places them) " +
+			"or too_large (over the rehearsal's bound, not rehearsed).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"outcome"})
+
 	registerMetrics sync.Once
 )
 
@@ -64,7 +73,7 @@ const (
 // that CA's /metrics serves; NewOrchestrator calls it, more calls are no-ops.
 func RegisterMetrics() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks, degradedPods, relaxedPreferences)
+		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks, degradedPods, relaxedPreferences, rehearsals)
 	})
 }
 
@@ -83,5 +92,8 @@ func recordPlan(plan *plan.LoopPlan, took time.Duration) {
 	}
 	for _, r := range plan.Relaxed() {
 		relaxedPreferences.WithLabelValues(r.Kind).Inc()
+	}
+	if r := plan.Rehearsal(); r != "" {
+		rehearsals.WithLabelValues(string(r)).Inc()
 	}
 }

@@ -33,6 +33,9 @@ func (u *Universe) CountOnce(s *Spread) *Counts {
 	return c.cloneFor(s)
 }
 
+// Clone is a copy of c, which the caller may add nodes and pods to.
+func (c *Counts) Clone() *Counts { return c.cloneFor(c.spread) }
+
 // cloneFor is a copy of c for the pods of s, whose signature is c's.
 func (c *Counts) cloneFor(s *Spread) *Counts {
 	out := &Counts{spread: s, per: make([]domainCounts, len(c.per)), self: c.self, changes: c.changes}

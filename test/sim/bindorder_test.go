@@ -35,12 +35,13 @@ func zoneRackScenario(pods int) sim.Scenario {
 	return s
 }
 
-// The plans at 100 and 200 pods bind in kube-scheduler's order, with its
-// scoring and random ties, in one loop. At 50 pods the plan leaves zone c
-// no spare slot and kube-scheduler's order strands 3 pods (issue 37's
-// robust plans); that size is not asserted yet.
+// The plans at 50, 100 and 200 pods bind in kube-scheduler's order, with
+// its scoring and random ties, in one loop. At 50 pods the planner's
+// plan leaves zone c no spare slot and some orders strand pods; the
+// rehearsal (plan/rehearse.go) moves its 14 nodes to a distribution where
+// no order does.
 func TestZoneRackSweepBindsInOneLoop(t *testing.T) {
-	for _, pods := range []int{100, 200} {
+	for _, pods := range []int{50, 100, 200} {
 		for seed := int64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%d pods seed %d", pods, seed), func(t *testing.T) {
 				res := run(t, zoneRackScenario(pods), scaleUpOnly(sim.Config{Seed: seed, Spreadscale: true}))
