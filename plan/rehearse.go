@@ -64,8 +64,9 @@ const (
 	// RehearsalAddedNodes: no distribution of the plan's nodes found
 	// holds, and one with at most rehearsalExtraNodes more nodes does.
 	RehearsalAddedNodes Rehearsal = "added_nodes"
-	// RehearsalStranded: some order strands pods and no distribution of the
-	// same nodes within the bound saves them; the plan is kept.
+	// RehearsalStranded: some order strands pods and no distribution found
+	// within the search's bound (of the plan's nodes, or up to
+	// rehearsalExtraNodes more) saves them; the plan is kept.
 	RehearsalStranded Rehearsal = "stranded"
 	// RehearsalTooLarge: the plan is over rehearsalBounds.work and was not
 	// rehearsed.
@@ -178,13 +179,11 @@ func (l *loop) rehearsable(p *planner.Plan) []*apiv1.Pod {
 }
 
 // outcome is a rehearsal's result: the pods left unbound, summed over the
-// seeds, the groups that would have taken a stranded pod on a node of
-// their own at a dead end (deadEnd), and those whose nodes had room left
-// there.
+// seeds, and the groups that would have taken a stranded pod on a node of
+// their own at a dead end (deadEnd).
 type outcome struct {
 	stranded int
 	full     map[string]bool
-	spare    map[string]bool // groups with a new node's room left at a dead end
 }
 
 // stranded rehearses the pods on dist's new nodes and the existing room;
@@ -192,7 +191,7 @@ type outcome struct {
 func (r *rehearsal) stranded(dist map[string]int, stop int) outcome {
 	bins := r.bins(dist)
 	base := r.counts(bins)
-	o := outcome{full: map[string]bool{}, spare: map[string]bool{}}
+	o := outcome{full: map[string]bool{}}
 	for seed := int64(1); seed <= rehearsalSeeds && o.stranded <= stop; seed++ {
 		o.stranded += len(r.pods) - r.walk(bins, base.Clone(), rand.New(rand.NewPCG(uint64(seed), 0)), &o, nil)
 	}
@@ -277,18 +276,13 @@ func (r *rehearsal) best(bins []*bin, fill []int, cnt *topology.Counts) []int {
 // the bins with room that the spread admits, the best scored, ties broken
 // by rng (best). It returns how many pods it bound, and appends each bound pod's
 // bin to at when set; at a dead end it adds to o the groups that would have
-// taken the pod (deadEnd) and those with room left.
+// taken the pod (deadEnd).
 func (r *rehearsal) walk(bins []*bin, cnt *topology.Counts, rng *rand.Rand, o *outcome, at *[]int) int {
 	fill := make([]int, len(bins))
 	for k, pod := range r.pods {
 		ties := r.best(bins, fill, cnt)
 		if len(ties) == 0 {
 			r.deadEnd(cnt, o)
-			for i, b := range bins[len(r.existing):] {
-				if fill[len(r.existing)+i] < b.slots {
-					o.spare[b.topo.Group] = true
-				}
-			}
 			return k
 		}
 		best := ties[rng.IntN(len(ties))]

@@ -11,8 +11,9 @@ import (
 // search looks for a distribution where no rehearsal strands a pod (o:
 // dist's rehearsal): one of dist's nodes (redistribute), else one with a
 // node more, added where it strands fewest pods (addOne), and so on up to
-// rehearsalExtraNodes nodes more, while budget (rehearsal work) is left.
-// It returns the distribution and how many nodes it adds to dist's.
+// rehearsalExtraNodes nodes more, while budget (rehearsal work) is left;
+// each redistribution may spend 7/8 of what is left. It returns the
+// distribution and how many nodes it adds to dist's.
 func (r *rehearsal) search(dist map[string]int, o outcome, budget *int) (map[string]int, int, bool) {
 	for extra := 0; ; extra++ {
 		share := *budget * 7 / 8
@@ -176,7 +177,7 @@ func (r *rehearsal) planOf(dist map[string]int, p *planner.Plan) *planner.Plan {
 	bins := r.bins(dist)
 	for seed := int64(1); seed <= rehearsalSeeds; seed++ {
 		at := make([]int, 0, len(r.pods))
-		o := outcome{full: map[string]bool{}, spare: map[string]bool{}}
+		o := outcome{full: map[string]bool{}}
 		if r.walk(bins, r.counts(bins), rand.New(rand.NewPCG(uint64(seed), 0)), &o, &at) == len(r.pods) {
 			return r.planFrom(bins, at, p)
 		}
