@@ -182,15 +182,15 @@ func rehearsedLoop(t *testing.T, in LoopInputs) (*planner.Plan, *LoopPlan) {
 // (nil when it is not rehearsed).
 func plannerRehearsal(t *testing.T, in LoopInputs) (*planner.Plan, *rehearsal) {
 	t.Helper()
-	l, err := newLoop(in)
-	require.NoError(t, err)
-	in.Snapshot.Fork()
-	defer in.Snapshot.Revert()
-	p, err := l.plan(in.Pending, nil)
-	require.NoError(t, err)
-	r, err := l.newRehearsal(p)
-	require.NoError(t, err)
-	return p, r
+	var base *planner.Plan
+	var r *rehearsal
+	withBasePlan(t, in, func(l *loop, p *planner.Plan) {
+		var err error
+		base = p
+		r, err = l.newRehearsal(p)
+		require.NoError(t, err)
+	})
+	return base, r
 }
 
 // holdsInEveryOrder reports whether kube-scheduler binds every pod of in

@@ -12,6 +12,8 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/testsnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
+
+	"github.com/spreadscale/spreadscale/planner"
 )
 
 // softCase is a small steer instance: one group per zone, all with the
@@ -174,11 +176,20 @@ func TestSteerReachesTheExhaustiveBest(t *testing.T) {
 // planWithoutPreferences is PlanLoop's base plan: the pods planned as if
 // they had no preferences.
 func planWithoutPreferences(t *testing.T, in LoopInputs) *LoopPlan {
+	var lp *LoopPlan
+	withBasePlan(t, in, func(l *loop, p *planner.Plan) { lp = NewLoopPlan(p, l.byID, nil) })
+	return lp
+}
+
+// withBasePlan calls f with the loop of in and its plan without
+// preferences or rehearsal, on a fork of in's snapshot.
+func withBasePlan(t *testing.T, in LoopInputs, f func(*loop, *planner.Plan)) {
+	t.Helper()
 	l, err := newLoop(in)
 	require.NoError(t, err)
 	in.Snapshot.Fork()
 	defer in.Snapshot.Revert()
 	p, err := l.plan(in.Pending, nil)
 	require.NoError(t, err)
-	return NewLoopPlan(p, l.byID, nil)
+	f(l, p)
 }

@@ -27,23 +27,12 @@ func TestRequireReportsEachRelaxedPreference(t *testing.T) {
 	RegisterMetrics()
 	snap := testsnapshot.NewTestSnapshotOrDie(t)
 	provider := testprovider.NewTestCloudProviderBuilder().Build()
-	provider.AddNodeGroup("ng-a", 0, 1, 0)
-	tpl := BuildTestNode("template-ng-a", 4000, 8<<30)
-	tpl.Labels[apiv1.LabelTopologyZone] = "a"
-	SetNodeReadyState(tpl, true, tpl.CreationTimestamp.Time)
-	groups := []plan.ScalableGroup{{NodeGroup: provider.GetNodeGroup("ng-a"), Template: framework.NewNodeInfo(tpl, nil)}}
+	groups := zoneGroups(provider, 1, "a")
 	full := BuildTestNode("b-0", 500, 8<<30)
 	full.Labels[apiv1.LabelTopologyZone] = "b"
 	SetNodeReadyState(full, true, full.CreationTimestamp.Time)
 	require.NoError(t, snap.AddNodeInfo(framework.NewNodeInfo(full, nil)))
-	var pods []*apiv1.Pod
-	for i := 0; i < 3; i++ {
-		p := BuildTestPod(fmt.Sprintf("web-%d", i), 1000, 1<<28)
-		p.Labels = map[string]string{"app": "web"}
-		p.Spec.TopologySpreadConstraints = []apiv1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: apiv1.LabelTopologyZone,
-			WhenUnsatisfiable: apiv1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
-		pods = append(pods, p)
-	}
+	pods := zoneReplicas(3, apiv1.ScheduleAnyway)
 	lp, err := plan.PlanLoop(plan.LoopInputs{Snapshot: snap, Groups: groups, Pending: pods, Preferences: plan.PreferencesRequire})
 	require.NoError(t, err)
 	require.NotNil(t, lp)
@@ -62,4 +51,32 @@ func TestRequireReportsEachRelaxedPreference(t *testing.T) {
 	require.Len(t, events, 2)
 	assert.Equal(t, "Normal TopologySpreadPreferenceRelaxed planned without spec.topologySpreadConstraints[0]: as a requirement it "+
 		"left the pod pending (--topology-spread-preferences=require)", <-events)
+}
+
+// zoneGroups adds to provider a group of 4-CPU nodes per zone, ng-<zone>,
+// at 0 with max size max, and returns them.
+func zoneGroups(provider *testprovider.TestCloudProvider, max int, zones ...string) []plan.ScalableGroup {
+	var out []plan.ScalableGroup
+	for _, z := range zones {
+		provider.AddNodeGroup("ng-"+z, 0, max, 0)
+		tpl := BuildTestNode("template-ng-"+z, 4000, 8<<30)
+		tpl.Labels[apiv1.LabelTopologyZone] = z
+		SetNodeReadyState(tpl, true, tpl.CreationTimestamp.Time)
+		out = append(out, plan.ScalableGroup{NodeGroup: provider.GetNodeGroup("ng-" + z), Template: framework.NewNodeInfo(tpl, nil)})
+	}
+	return out
+}
+
+// zoneReplicas are n one-CPU replicas of web spread over zones, maxSkew 1,
+// when unsatisfiable as when says.
+func zoneReplicas(n int, when apiv1.UnsatisfiableConstraintAction) []*apiv1.Pod {
+	var pods []*apiv1.Pod
+	for i := range n {
+		p := BuildTestPod(fmt.Sprintf("web-%d", i), 1000, 1<<28)
+		p.Labels = map[string]string{"app": "web"}
+		p.Spec.TopologySpreadConstraints = []apiv1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: apiv1.LabelTopologyZone,
+			WhenUnsatisfiable: when, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+		pods = append(pods, p)
+	}
+	return pods
 }
