@@ -202,11 +202,10 @@ func (r *rehearsal) stranded(dist map[string]int, stop int) outcome {
 }
 
 // everyOrder searches every order of the scheduler's ties on bins (base:
-// their counts), over
-// at most rehearsalStates states (pods per node), for one that strands a
-// pod: false when it finds one (with its dead end added to o), true when
-// there is none or the bound is reached first, where the seeds' orders
-// stand for all.
+// their counts), over at most rehearsalStates states (pods per node), for
+// one that strands a pod: false when it finds one (with its dead end added
+// to o), true when there is none or the bound is reached first, where the
+// seeds' orders stand for all.
 func (r *rehearsal) everyOrder(bins []*bin, base *topology.Counts, o *outcome) bool {
 	for _, b := range bins {
 		if b.slots > math.MaxUint8 {
@@ -272,11 +271,11 @@ func (r *rehearsal) best(bins []*bin, fill []int, cnt *topology.Counts) []int {
 }
 
 // walk binds the pods one at a time as the scheduler would on bins (cnt:
-// their counts, which it adds the pods to): among
-// the bins with room that the spread admits, the best scored, ties broken
-// by rng (best). It returns how many pods it bound, and appends each bound pod's
-// bin to at when set; at a dead end it adds to o the groups that would have
-// taken the pod (deadEnd).
+// their counts, which it adds the pods to): among the bins with room that
+// the spread admits, the best scored (best), ties broken by rng. It returns
+// how many pods it bound, and appends each bound pod's bin to at when set;
+// at a dead end it adds to o the groups that would have taken the pod
+// (deadEnd).
 func (r *rehearsal) walk(bins []*bin, cnt *topology.Counts, rng *rand.Rand, o *outcome, at *[]int) int {
 	fill := make([]int, len(bins))
 	for k, pod := range r.pods {
