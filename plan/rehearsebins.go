@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/spreadscale/spreadscale/planner"
@@ -25,13 +26,14 @@ func (l *loop) newRehearsal(p *planner.Plan) (*rehearsal, error) {
 	if err != nil || !s.HasHard() || len(s.Soft) > 0 {
 		return nil, nil
 	}
-	sc, err := scorer()
-	if err != nil {
-		return nil, err
-	}
 	ctx := l.in.Context
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	sc, err := scorer()
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Plan not rehearsed: the scheduler's score plugins could not be built")
+		return nil, nil
 	}
 	r := &rehearsal{l: l, ctx: ctx, pods: pods, spread: s, scorer: sc, groups: map[string]*groupRoom{},
 		newNodes: map[nodeKey]*topology.Node{}}
