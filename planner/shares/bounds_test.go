@@ -107,3 +107,45 @@ func TestRobustnessCheckAtItsBound(t *testing.T) {
 		assert.Len(t, sol.Order, 4)
 	}
 }
+
+// TestFewPodsOverManyVectorsAreSearched: three pods over four zones × four
+// capacity types (maxSkew 1 on each key, one pod already in zones 1–3 and
+// in three of the types), one pod per new node. The balance levels place
+// two; the exhaustive search places the third (zone 4 and on-demand first,
+// then any zone and type but those), since the vectors of at most three
+// pods over the 16 cells number 969, within a budget of 969, though the
+// product of the cells' room is 4^16. At 968 the search is not run, and
+// its bound is named.
+func TestFewPodsOverManyVectorsAreSearched(t *testing.T) {
+	tests := []struct {
+		name       string
+		states     int
+		wantPlaced int
+		wantCause  shares.Cause
+	}{
+		{name: "within the budget", states: 969, wantPlaced: 3},
+		{name: "one vector short", states: 968, wantPlaced: 2, wantCause: shares.CauseSearch},
+	}
+	zones, types := []string{"z1", "z2", "z3", "z4"}, []string{"on-demand", "spot", "reserved", "preemptible"}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &shares.Problem{Keys: []string{"capacity-type", v1.LabelTopologyZone}, Pods: 3, NodeBudget: -1, Budgets: budgets,
+				Constraints: []shares.Constraint{
+					{Index: 0, TopologyKey: v1.LabelTopologyZone, MaxSkew: 1, Self: 1, Base: map[string]int{"z1": 1, "z2": 1, "z3": 1, "z4": 0}},
+					{Index: 1, TopologyKey: "capacity-type", MaxSkew: 1, Self: 1,
+						Base: map[string]int{"on-demand": 0, "spot": 1, "reserved": 1, "preemptible": 1}},
+				}}
+			for _, ty := range types {
+				for _, z := range zones {
+					p.Vectors = append(p.Vectors, shares.Vector{Values: []string{ty, z},
+						Groups: []shares.Group{{Name: z + "-" + ty, PerNode: 1, Nodes: 500, FirstCost: 1, Room: 1}}})
+				}
+			}
+			p.Budgets.States = tc.states
+			sol := shares.Solve(p)
+			assert.Equal(t, tc.wantPlaced, sol.Placed)
+			assert.Equal(t, tc.wantCause, sol.Degraded)
+			assert.Equal(t, 1, sol.Counts[3], "on-demand in z4 takes the first pod: %v", sol.Counts)
+		})
+	}
+}

@@ -24,8 +24,7 @@ type domainIndex struct {
 func (sp *space) buildIndex() {
 	sp.index = make([]*domainIndex, len(sp.cons))
 	for k, con := range sp.cons {
-		at := map[string]int{}
-		ix := &domainIndex{}
+		at, ix := map[string]int{}, &domainIndex{}
 		add := func(v string) int {
 			d, ok := at[v]
 			if !ok {

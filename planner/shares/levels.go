@@ -190,8 +190,7 @@ func (ls *levelSolver) bound(cause Cause) {
 func (sp *space) balanced(x state) bool {
 	ls := sp.vs.ls
 	for _, i := range ls.counting {
-		con := ls.sp.cons[i]
-		ix := ls.sp.index[i]
+		con, ix := ls.sp.cons[i], ls.sp.index[i]
 		cnt := ls.sp.tally(i, x)
 		lo, known := topology.Smallest(cnt, ls.known[i])
 		lo = topology.MinMatchNum(lo, known, con.MinDomains)

@@ -173,8 +173,7 @@ func (vs *space) blocked(x state) []Block {
 		}
 		for k := range vs.cons {
 			if br := vs.breaks(k, x, x, j, true); br.broken {
-				con := vs.cons[k]
-				ix := vs.index[k]
+				con, ix := vs.cons[k], vs.index[k]
 				out[j].Rejection = &topology.Rejection{Constraint: con.Index, TopologyKey: con.TopologyKey,
 					Domain: ix.names[ix.value[j]], MatchNum: br.match, SelfMatch: con.Self, MinMatch: br.min,
 					MaxSkew: int32(con.MaxSkew)}

@@ -15,8 +15,7 @@ var errTooLarge = errors.New("shares: search budget reached")
 func (sp *space) search() (state, []int, error) {
 	start := make(state, len(sp.cells))
 	seen := map[string]bool{start.key(): true}
-	stack := []state{start}
-	cands := []state{start}
+	stack, cands := []state{start}, []state{start}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -158,15 +157,21 @@ func (sp *space) robustWithin(t state, budget *int) bool {
 	return rec(make(state, len(t)))
 }
 
-// searchAffordable reports whether the product over cells of the pods each
-// may take, plus one, is within the search's limit.
+// searchAffordable reports whether the vectors the search may reach (at
+// most a cell's capacity on each, at most Pods in all) are within its limit;
+// ways counts them by pods, each count capped past the limit.
 func (sp *space) searchAffordable() bool {
-	states := 1
+	ways := make(state, sp.p.Pods+1)
+	ways[0] = 1
 	for _, c := range sp.cells {
-		states *= min(c.capacity(), sp.p.Pods) + 1
-		if states > sp.limit {
-			return false
+		next, window, room := make(state, len(ways)), 0, c.capacity()
+		for s, w := range ways {
+			if window += w; s > room {
+				window -= ways[s-room-1]
+			}
+			next[s] = min(window, sp.limit+1)
 		}
+		ways = next
 	}
-	return true
+	return total(ways) <= sp.limit
 }

@@ -78,8 +78,7 @@ func (ls *levelSolver) realize(n int, bands []band) (state, bool) {
 // bounds, at the least cost (1 per pod on new-node room).
 func (ls *levelSolver) transport(n int, kbs []*keyBounds, cells [][2]int) (state, bool) {
 	const src, dst = 0, 1
-	rows := 2
-	cols := rows
+	rows, cols := 2, 2
 	if len(kbs) > 0 {
 		cols += len(kbs[0].lo)
 	} else {
