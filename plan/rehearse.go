@@ -24,13 +24,17 @@ import (
 // Counts in the scheduler view, once the plan's nodes have registered) and
 // the default profile's scores (nodeScorer), over rehearsalSeeds seeds of
 // random ties. When a seed strands a pod, the plan's new nodes are moved
-// between groups, one at a time, towards a distribution of the same
-// number of nodes, costing no more and opening every domain the plan
-// opens, where none does; only when the search finds none is a node added,
-// where a stranded pod would have gone, up to rehearsalExtraNodes. The
-// plan is then the first rehearsal's binding of the pods on that
-// distribution. A plan that no distribution within the search's bound
-// saves is kept, and the residual loop places its stranded pods.
+// between groups, one at a time (mostly from a group whose node had room
+// at a dead end to one that would have taken the pod), towards a
+// distribution of the same number of nodes, costing no more and opening
+// every domain the plan opens, where none does; only when the search finds
+// none is a node added, where a stranded pod would have gone, up to
+// rehearsalExtraNodes. The plan is then the first rehearsal's binding of
+// the pods on that distribution. When the search finds none within its
+// bound, the distribution of the plan's nodes that strands the fewest pods
+// replaces the plan's if it strands fewer on seeds the search never saw
+// too, else the plan is kept; the residual loop places what an order
+// strands.
 
 const (
 	// rehearsalSeeds is how many tie-breaking orders each distribution is
@@ -41,6 +45,10 @@ const (
 	rehearsalStates = 4096
 	// rehearsalDraws bounds the draws in a row that give no move.
 	rehearsalDraws = 64
+	// rehearsalUnseen is how many seeds, none of them the search's, a
+	// distribution found to strand fewer pods is checked on against the
+	// plan's (see unseen).
+	rehearsalUnseen = 64
 	// rehearsalExtraNodes bounds the nodes a distribution that holds may
 	// add to the plan's.
 	rehearsalExtraNodes = 2
@@ -68,6 +76,10 @@ const (
 	// within the search's bound (of the plan's nodes, or up to
 	// rehearsalExtraNodes more) saves them; the plan is kept.
 	RehearsalStranded Rehearsal = "stranded"
+	// RehearsalFewerStranded: as RehearsalStranded, but a distribution of
+	// the plan's nodes found strands fewer pods, over the search's seeds
+	// and over rehearsalUnseen others, and the plan is that distribution's.
+	RehearsalFewerStranded Rehearsal = "fewer_stranded"
 	// RehearsalTooLarge: the plan is over rehearsalBounds.work and was not
 	// rehearsed.
 	RehearsalTooLarge Rehearsal = "too_large"
@@ -134,13 +146,15 @@ func (l *loop) rehearse(p *planner.Plan) (*planner.Plan, Rehearsal, error) {
 	}
 	budget := rehearsalBounds.search
 	dist, extra, ok := r.search(p.NewNodes, o, &budget)
-	if !ok {
+	if dist == nil {
 		return p, RehearsalStranded, nil
 	}
 	q := r.planOf(dist, p)
 	switch {
-	case q == nil:
+	case q == nil, !ok && r.unseen(dist) >= r.unseen(p.NewNodes):
 		return p, RehearsalStranded, nil
+	case !ok:
+		return q, RehearsalFewerStranded, nil
 	case extra > 0:
 		return q, RehearsalAddedNodes, nil
 	}
@@ -179,11 +193,18 @@ func (l *loop) rehearsable(p *planner.Plan) []*apiv1.Pod {
 }
 
 // outcome is a rehearsal's result: the pods left unbound, summed over the
-// seeds, and the groups that would have taken a stranded pod on a node of
-// their own at a dead end (deadEnd).
+// seeds, the groups that would have taken a stranded pod on a node of
+// their own at a dead end, and the groups with a new node left with room
+// there (deadEnd).
 type outcome struct {
 	stranded int
 	full     map[string]bool
+	spare    map[string]bool
+}
+
+// newOutcome is an outcome with nothing stranded yet.
+func newOutcome() outcome {
+	return outcome{full: map[string]bool{}, spare: map[string]bool{}}
 }
 
 // stranded rehearses the pods on dist's new nodes and the existing room;
@@ -191,7 +212,7 @@ type outcome struct {
 func (r *rehearsal) stranded(dist map[string]int, stop int) outcome {
 	bins := r.bins(dist)
 	base := r.counts(bins)
-	o := outcome{full: map[string]bool{}}
+	o := newOutcome()
 	for seed := int64(1); seed <= rehearsalSeeds && o.stranded <= stop; seed++ {
 		o.stranded += len(r.pods) - r.walk(bins, base.Clone(), rand.New(rand.NewPCG(uint64(seed), 0)), &o, nil)
 	}
@@ -199,6 +220,19 @@ func (r *rehearsal) stranded(dist map[string]int, stop int) outcome {
 		o.stranded = 1
 	}
 	return o
+}
+
+// unseen is the pods dist strands over rehearsalUnseen seeds of random ties
+// that the search never saw: the search keeps the distribution that
+// strands the fewest pods on its own seeds, which may be chance, so it is
+// kept only if it strands fewer here too.
+func (r *rehearsal) unseen(dist map[string]int) int {
+	bins := r.bins(dist)
+	base, o, n := r.counts(bins), newOutcome(), 0
+	for seed := rehearsalSeeds + 1; seed <= rehearsalSeeds+rehearsalUnseen; seed++ {
+		n += len(r.pods) - r.walk(bins, base.Clone(), rand.New(rand.NewPCG(uint64(seed), 0)), &o, nil)
+	}
+	return n
 }
 
 // everyOrder searches every order of the scheduler's ties on bins (base:
@@ -234,7 +268,7 @@ func (r *rehearsal) everyOrder(bins []*bin, base *topology.Counts, o *outcome) b
 		}
 		ties := r.best(bins, fill, cnt)
 		if len(ties) == 0 {
-			r.deadEnd(cnt, o)
+			r.deadEnd(cnt, bins, fill, o)
 			return true
 		}
 		for _, i := range ties {
@@ -281,7 +315,7 @@ func (r *rehearsal) walk(bins []*bin, cnt *topology.Counts, rng *rand.Rand, o *o
 	for k, pod := range r.pods {
 		ties := r.best(bins, fill, cnt)
 		if len(ties) == 0 {
-			r.deadEnd(cnt, o)
+			r.deadEnd(cnt, bins, fill, o)
 			return k
 		}
 		best := ties[rng.IntN(len(ties))]
@@ -295,11 +329,17 @@ func (r *rehearsal) walk(bins []*bin, cnt *topology.Counts, rng *rand.Rand, o *o
 }
 
 // deadEnd adds to o.full the groups whose next node the spread's shared
-// constraints (all but the hostname's) admit at a dead end.
-func (r *rehearsal) deadEnd(cnt *topology.Counts, o *outcome) {
+// constraints (all but the hostname's) admit at a dead end (cnt), and to
+// o.spare the groups of bins' new nodes with room left (fill).
+func (r *rehearsal) deadEnd(cnt *topology.Counts, bins []*bin, fill []int, o *outcome) {
 	for name, g := range r.groups {
 		if !o.full[name] && cnt.Admits(g.g.Template, true, topology.SharedConstraints) {
 			o.full[name] = true
+		}
+	}
+	for i, b := range bins[len(r.existing):] {
+		if fill[len(r.existing)+i] < b.slots {
+			o.spare[b.topo.Group] = true
 		}
 	}
 }

@@ -13,21 +13,27 @@ import (
 // node more, added where it strands fewest pods (addOne), and so on up to
 // rehearsalExtraNodes nodes more, while budget (rehearsal work) is left;
 // each redistribution may spend 7/8 of what is left. It returns the
-// distribution and how many nodes it adds to dist's.
+// distribution and how many nodes it adds to dist's; when none holds, the
+// distribution of dist's nodes found that strands the fewest pods, if
+// fewer than dist, and false.
 func (r *rehearsal) search(dist map[string]int, o outcome, budget *int) (map[string]int, int, bool) {
+	var fewest map[string]int
 	for extra := 0; ; extra++ {
 		share := *budget * 7 / 8
 		rest := *budget - share
 		d, ok := r.redistribute(dist, o, &share)
 		*budget = rest + share
-		if ok {
+		switch {
+		case ok:
 			return d, extra, true
+		case extra == 0:
+			fewest = d
 		}
 		if extra == rehearsalExtraNodes {
-			return nil, 0, false
+			return fewest, 0, false
 		}
 		if dist, o, ok = r.addOne(dist, o, budget); !ok {
-			return nil, 0, false
+			return fewest, 0, false
 		}
 		if o.stranded == 0 {
 			return dist, extra + 1, true
@@ -48,19 +54,27 @@ func (r *rehearsal) rehearsed(dist map[string]int, stop int, budget *int) (outco
 
 // redistribute searches for a distribution of dist's nodes where no seed
 // strands a pod: a local search that moves one node at a time (a move drawn
-// with a fixed seed, so that plans repeat), keeping a move that strands no
-// more pods, and now and then one that strands more (so that it leaves a
-// plateau), while budget is left.
+// with a fixed seed, so that plans repeat; mostly from a group whose node
+// had room at a dead end to one that would have taken the stranded pod),
+// keeping a move that strands no more pods, and now and then one that
+// strands more (so that it leaves a plateau), while budget is left. When
+// none is found it returns the one that strands the fewest pods, if fewer
+// than dist, and false.
 func (r *rehearsal) redistribute(dist map[string]int, o outcome, budget *int) (map[string]int, bool) {
 	if len(dist) == 0 {
 		return nil, false
 	}
+	var fewest map[string]int
+	least := o.stranded
 	rng := rand.New(rand.NewPCG(1, 0))
 	names := slices.Sorted(maps.Keys(r.groups))
 	all := len(r.pods) * rehearsalSeeds
 	for tries := 0; tries < rehearsalDraws; tries++ {
-		from := slices.Sorted(maps.Keys(dist))
-		cand := r.moved(dist, from[rng.IntN(len(from))], names[rng.IntN(len(names))])
+		from, to := slices.Sorted(maps.Keys(dist)), names
+		if rng.IntN(2) > 0 && len(o.spare) > 0 && len(o.full) > 0 {
+			from, to = slices.Sorted(maps.Keys(o.spare)), slices.Sorted(maps.Keys(o.full))
+		}
+		cand := r.moved(dist, from[rng.IntN(len(from))], to[rng.IntN(len(to))])
 		if cand == nil {
 			continue
 		}
@@ -72,14 +86,17 @@ func (r *rehearsal) redistribute(dist map[string]int, o outcome, budget *int) (m
 		co, ok := r.rehearsed(cand, limit, budget)
 		switch {
 		case !ok:
-			return nil, false
+			return fewest, false
 		case co.stranded == 0:
 			return cand, true
-		case co.stranded <= limit:
+		case co.stranded < least:
+			fewest, least = cand, co.stranded
+		}
+		if co.stranded <= limit {
 			dist, o = cand, co
 		}
 	}
-	return nil, false
+	return fewest, false
 }
 
 // addOne returns dist with one node more, in the group, among those that
@@ -177,7 +194,7 @@ func (r *rehearsal) planOf(dist map[string]int, p *planner.Plan) *planner.Plan {
 	bins := r.bins(dist)
 	for seed := int64(1); seed <= rehearsalSeeds; seed++ {
 		at := make([]int, 0, len(r.pods))
-		o := outcome{full: map[string]bool{}}
+		o := newOutcome()
 		if r.walk(bins, r.counts(bins), rand.New(rand.NewPCG(uint64(seed), 0)), &o, &at) == len(r.pods) {
 			return r.planFrom(bins, at, p)
 		}

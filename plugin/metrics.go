@@ -55,7 +55,8 @@ var (
 		Namespace: "spreadscale", Name: "plan_rehearsals_total",
 		Help: "Plans of alike pods rehearsed in kube-scheduler's binding orders, by outcome: held (every order binds every pod), " +
 			"redistributed (the nodes moved to groups where every order does), added_nodes (one or two nodes more made one), " +
-			"stranded (some order strands pods and no distribution within the search's bound saves them; the next loop places them) " +
+			"stranded (some order strands pods and no distribution within the search's bound saves them; the next loop places them), " +
+			"fewer_stranded (as stranded, but the nodes moved to groups where fewer orders strand pods) " +
 			"or too_large (over the rehearsal's bound, not rehearsed).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"outcome"})

@@ -22,6 +22,7 @@ import (
 var (
 	multiKeyCases = flag.Int("multikey-cases", 2000, "TestGeneratedMultiKeySpreads: number of generated instances")
 	multiKeySeed  = flag.Int64("multikey-seed", 1, "TestGeneratedMultiKeySpreads: seed of the first instance (instance i uses seed+i)")
+	multiKeyTies  = flag.Int64("multikey-ties", 1, "TestGeneratedMultiKeySpreads: the simulated kube-scheduler's seed of random ties")
 )
 
 // maxReportedInstances bounds the failing instances a test describes in
@@ -81,7 +82,7 @@ func runInstances(t *testing.T, instances []*genInstance) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := sim.Run(context.Background(), instances[i].scenario(), scaleUpOnly(sim.Config{Spreadscale: true, Seed: 1}))
+				res, err := sim.Run(context.Background(), instances[i].scenario(), scaleUpOnly(sim.Config{Spreadscale: true, Seed: *multiKeyTies}))
 				if errs[i] = err; err == nil {
 					problems[i], deadEnds[i] = instances[i].check(res)
 				}
