@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/spreadscale/spreadscale/plan"
+	"github.com/spreadscale/spreadscale/processors"
 	"github.com/spreadscale/spreadscale/topology"
 )
 
@@ -62,6 +63,9 @@ type Orchestrator struct {
 	traits chooserTraits
 	// preferences is how plans treat soft placement terms.
 	preferences plan.Preferences
+	// inflight keeps an executed plan's pods on its upcoming nodes in the
+	// next loops (nil: not kept).
+	inflight *processors.InFlight
 
 	ctx       *context.AutoscalingContext
 	csr       *clusterstate.ClusterStateRegistry
@@ -120,6 +124,7 @@ func (o *Orchestrator) ScaleUp(pods []*apiv1.Pod, nodes []*apiv1.Node, daemonSet
 		return o.inner.ScaleUp(pods, nodes, daemonSets, nodeInfos, allOrNothing)
 	}
 	rewriteStatus(st, rec, decided)
+	o.inflight.RecordExecuted(rec.plan, st)
 	return st, aerr
 }
 

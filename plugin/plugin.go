@@ -195,6 +195,14 @@ func Build(s Setup) (Components, error) {
 			return Components{}, fmt.Errorf("--expander=%s: %v", o.ExpanderNames, aerr)
 		}
 	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	// Innermost, so that it reads the template node names CA's provider
+	// gives, which name the upcoming nodes.
+	inflight := &processors.InFlight{Now: now}
+	inflight.Install(s.Processors)
 	wrapProcessors(s.Processors, current, s.Spreadscale.DeclaredDomains)
 	// Outside the declared domains, so that a key is derived from the
 	// declared zone; inside the scale-down guard's template publisher.
@@ -211,6 +219,7 @@ func Build(s Setup) (Components, error) {
 	orch := NewOrchestrator(orchestrator.New(), current, s.Spreadscale.Defaults, chooser)
 	orch.traits = traitsOf(names[1:])
 	orch.preferences = s.Spreadscale.Preferences
+	orch.inflight = inflight
 	c.ScaleUpOrchestrator = orch
 	return c, nil
 }

@@ -2,7 +2,9 @@ package sim_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	apiv1 "k8s.io/api/core/v1"
@@ -47,6 +49,58 @@ func TestZoneRackSweepBindsInOneLoop(t *testing.T) {
 				res := run(t, zoneRackScenario(pods), scaleUpOnly(sim.Config{Seed: seed, Spreadscale: true}))
 				assert.Equal(t, 1, res.ScaleUpLoops(), "scale-up loops")
 				assert.Empty(t, res.Unschedulable)
+			})
+		}
+	}
+}
+
+// Zones that register apart: each zone's groups register 30 s after the
+// previous zone's (with and without 20 s of jitter per node), held by the
+// arrival barrier or not held at all with every zone registering together
+// (the scheduler binds as nodes come, while CA's loops run in between).
+// Meanwhile CA's filter-out-schedulable packs the pending pods onto the
+// upcoming nodes in its own order, which dead-ends for a two-key spread;
+// the plan's pods keep their plan's nodes (processors.InFlight), and the
+// plan binds in its one loop on its own nodes, within both skews.
+func TestZoneRackPlanHoldsWhileItsNodesComeUp(t *testing.T) {
+	delays := map[string]time.Duration{"a": 30 * time.Second, "b": time.Minute, "c": 90 * time.Second}
+	for _, tc := range []struct {
+		name    string
+		pods    int
+		barrier bool
+		jitter  time.Duration
+		same    bool // every zone after 60 s
+	}{
+		{name: "50 pods, zones 30 s apart, held", pods: 50, barrier: true},
+		{name: "50 pods, zones 30 s apart with jitter, held", pods: 50, barrier: true, jitter: 20 * time.Second},
+		{name: "200 pods, zones 30 s apart with jitter, held", pods: 200, barrier: true, jitter: 20 * time.Second},
+		{name: "50 pods, every zone after a minute, not held", pods: 50, same: true},
+	} {
+		for seed := int64(1); seed <= 2; seed++ {
+			t.Run(fmt.Sprintf("%s seed %d", tc.name, seed), func(t *testing.T) {
+				s := zoneRackScenario(tc.pods)
+				for i := range s.NodeGroups {
+					d := delays[strings.Split(s.NodeGroups[i].Name, "-")[1]]
+					if tc.same {
+						d = time.Minute
+					}
+					s.NodeGroups[i].Provisioning = sim.Provisioning{Delay: d, Jitter: tc.jitter}
+				}
+				cfg := sim.Config{Seed: seed, Spreadscale: true}
+				if tc.barrier {
+					s, cfg.ArrivalTaint = withArrivalTaint(s), arrivalTaint
+				}
+				res := run(t, s, scaleUpOnly(cfg))
+				assert.Equal(t, 1, res.ScaleUpLoops(), "scale-up loops")
+				assert.Empty(t, res.Unschedulable)
+				zones, racks := map[string]int{}, map[string]int{}
+				for _, p := range res.Pods {
+					parts := strings.Split(p.NodeGroup, "-")
+					zones[parts[1]]++
+					racks[parts[2]]++
+				}
+				assert.Empty(t, skewProblem(zoneKey, zones, 1))
+				assert.Empty(t, skewProblem("example.com/rack", racks, 1))
 			})
 		}
 	}
