@@ -116,8 +116,8 @@ func runInstances(t *testing.T, instances []*genInstance) {
 	t.Logf("%d instances, %d failing, %d that bound every pod and kept every spread but needed a second loop, "+
 		"%d non-strict ones left more pods pending at a kube-scheduler dead end", len(instances), failed, secondLoops, excused)
 	assert.Zero(t, failed, "instances failing out of %d", len(instances))
-	assert.LessOrEqual(t, secondLoops*100, maxSecondLoopPercent*len(instances),
-		"instances that needed a second loop out of %d (at most %d%%)", len(instances), maxSecondLoopPercent)
+	assert.LessOrEqual(t, secondLoops*1000, maxSecondLoopsPerMille*len(instances),
+		"instances that needed a second loop out of %d (at most %d‰)", len(instances), maxSecondLoopsPerMille)
 }
 
 // secondLoop marks the problems of an instance that bound every pod and
@@ -127,10 +127,13 @@ func runInstances(t *testing.T, instances []*genInstance) {
 // the planner's own bound left pods for the next loop (plan_degraded).
 const secondLoop = "[second loop] "
 
-// maxSecondLoopPercent bounds the share of instances that may need a
-// second loop (measured on make test's 2,000: 3.6% before the rehearsal,
-// 1.55% with it, on 2026-11-29).
-const maxSecondLoopPercent = 2
+// maxSecondLoopsPerMille bounds the share of instances that may need a
+// second loop. Measured on make test's 2,000: 3.6% before the rehearsal,
+// 1.55% with it, and 0.7–1.1% once its search moved nodes towards the
+// dead ends and the planner's search counted only the vectors within the
+// pods (21 and 14 with the simulated scheduler's ties seeded 1 and 2), on
+// 2026-11-29.
+const maxSecondLoopsPerMille = 15
 
 // onlySecondLoop reports whether every problem is a secondLoop one (the
 // lines that describe the counts and groups aside).
