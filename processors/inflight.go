@@ -66,16 +66,16 @@ const upcomingSuffix = "-upcoming-"
 // registered and kube-scheduler filled them in its own order: the spread
 // holds the rest of the pods back until the other nodes come.
 //
-// So InFlight runs before Inner (CA's pod list processor). A plan is in
-// flight while a group it scaled up still has an upcoming node, and for at
-// most CA's max node provision time. The pending pods of a plan in flight
-// are its own, not CA's: they go, in the plan's binding order, onto a
-// placeholder of the group the plan gave them (one placeholder per planned
-// node) where the snapshot's filters pass, and none of them goes to Inner,
-// placed or not: they wait for the plan's nodes, as CA's own upcoming
-// nodes make pods wait. Once the plan is no longer in flight (its nodes
-// came, or failed and CA stopped counting them), its pods still pending
-// are Inner's again, and a new plan places them.
+// So InFlight runs before Inner (CA's pod list processor). An executed
+// plan is in flight while one of its pods is pending, for at most CA's max
+// node provision time. Each loop, its pending pods go, in the plan's
+// binding order, onto a node of the group the plan gave them where the
+// snapshot's filters pass: a placeholder (one per planned node), else one
+// of the group's newest registered nodes. The pods put are not Inner's. A
+// pod that fits nowhere waits, and is not Inner's either, while a group of
+// the plan still has an upcoming node, as CA's own placeholders make pods
+// wait; once none has (the nodes came, or failed and CA stopped counting
+// them), it is Inner's again, and a new plan places it.
 type InFlight struct {
 	Inner pods.PodListProcessor
 	Now   func() time.Time
@@ -169,9 +169,9 @@ func (f *InFlight) CleanUp() {
 	}
 }
 
-// keep returns the pending pods of the plans in flight, after putting them
-// on their placeholders in ctx's snapshot (see InFlight); it forgets the
-// plans no longer in flight.
+// keep returns the pending pods of the plans in flight that are not CA's,
+// after putting those that fit on their plans' nodes in ctx's snapshot (see
+// InFlight); it forgets the plans no longer in flight.
 func (f *InFlight) keep(ctx *context.AutoscalingContext, pending []*apiv1.Pod) map[types.UID]bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -210,11 +210,13 @@ func (f *InFlight) keep(ctx *context.AutoscalingContext, pending []*apiv1.Pod) m
 	return kept
 }
 
-// replay puts fl's pending pods (byUID), in fl's binding order, on a node of
-// the group fl gave them where snap's filters pass: the upcoming node its
-// planned node went to, else one not used yet, else a registered node of the
-// group (one of its newest, as many as fl asked of it); it adds to kept the pods it put, and the others while a group of
-// fl still has an upcoming node, and returns how many it put.
+// replay puts fl's pending pods (byUID), in fl's binding order, on a node
+// of the group fl gave them where snap's filters pass: the upcoming node
+// its planned node went to, else one not used yet, else one of the group's
+// newest registered nodes (as many as fl asked of it). It marks in kept the
+// pods it put, true, and the others, true while a group of fl still has an
+// upcoming node (they wait), false otherwise (CA's); it returns how many it
+// put.
 func (fl *flight) replay(snap clustersnapshot.ClusterSnapshot, byUID map[types.UID]*apiv1.Pod, nodes planNodes, used map[string]bool, kept map[types.UID]bool) int {
 	hold := false
 	for g := range fl.asked {
