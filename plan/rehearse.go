@@ -24,8 +24,8 @@ import (
 // Counts in the scheduler view, once the plan's nodes have registered) and
 // the default profile's scores (nodeScorer), over rehearsalSeeds seeds of
 // random ties. When a seed strands a pod, the plan's new nodes are moved
-// between groups, one at a time (mostly from a group whose node had room
-// at a dead end to one that would have taken the pod), towards a
+// between groups, one at a time (half the moves from a group whose node
+// had room at a dead end to one that would have taken the pod), towards a
 // distribution of the same number of nodes, costing no more and opening
 // every domain the plan opens, where none does; only when the search finds
 // none is a node added, where a stranded pod would have gone, up to
@@ -47,7 +47,8 @@ const (
 	rehearsalDraws = 64
 	// rehearsalUnseen is how many seeds, none of them the search's, a
 	// distribution found to strand fewer pods is checked on against the
-	// plan's (see unseen).
+	// plan's (see unseen): twice rehearsalUnseen walks, within four times
+	// rehearsalBounds.work.
 	rehearsalUnseen = 64
 	// rehearsalExtraNodes bounds the nodes a distribution that holds may
 	// add to the plan's.

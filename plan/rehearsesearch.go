@@ -54,8 +54,8 @@ func (r *rehearsal) rehearsed(dist map[string]int, stop int, budget *int) (outco
 
 // redistribute searches for a distribution of dist's nodes where no seed
 // strands a pod: a local search that moves one node at a time (a move drawn
-// with a fixed seed, so that plans repeat; mostly from a group whose node
-// had room at a dead end to one that would have taken the stranded pod),
+// with a fixed seed, so that plans repeat; half of them from a group whose
+// node had room at a dead end to one that would have taken a stranded pod),
 // keeping a move that strands no more pods, and now and then one that
 // strands more (so that it leaves a plateau), while budget is left. When
 // none is found it returns the one that strands the fewest pods, if fewer
