@@ -170,15 +170,20 @@ wait_for() {
 	done
 }
 
+# free_port VAR: sets VAR to a port nothing listens on that no earlier call
+# gave, below the kernel's ephemeral range (32768 and up), so that no
+# client connection takes it before its server binds. It runs in this shell,
+# not in a command substitution, so that used_ports remembers the ports: two
+# components once drew the same port (the API server's and kwok's).
 used_ports=" "
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 20000))
+		p=$((20000 + RANDOM % 12000))
 		[[ "$used_ports" == *" $p "* ]] && continue
 		if ! (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			used_ports+="$p "
-			echo "$p"
+			printf -v "$1" '%s' "$p"
 			return
 		fi
 	done
@@ -225,10 +230,10 @@ echo "build: control plane ${t_tools}s, cluster-autoscaler ($ca_from) ${t_ca}s, 
 
 # --- control plane ---------------------------------------------------------------
 t0=$SECONDS
-etcd_port="$(free_port)"
-etcd_peer_port="$(free_port)"
-api_port="$(free_port)"
-kwok_port="$(free_port)"
+free_port etcd_port
+free_port etcd_peer_port
+free_port api_port
+free_port kwok_port
 
 start etcd "$bins/etcd" \
 	--name=e2e --data-dir="$work/etcd" \
