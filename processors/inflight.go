@@ -238,7 +238,7 @@ func (fl *flight) replay(snap clustersnapshot.ClusterSnapshot, byUID map[types.U
 		switch {
 		case node != "" && snap.SchedulePod(pod, node) == nil:
 			onto[p.node], used[node] = node, true
-		case slices.ContainsFunc(newest(nodes.registered[p.group], fl.asked[p.group]), func(n string) bool { return snap.SchedulePod(pod, n) == nil }):
+		case scheduleOnAny(snap, pod, newest(nodes.registered[p.group], fl.asked[p.group])):
 		default:
 			kept[p.uid] = hold
 			continue
@@ -247,6 +247,21 @@ func (fl *flight) replay(snap clustersnapshot.ClusterSnapshot, byUID map[types.U
 		placed++
 	}
 	return placed
+}
+
+// scheduleOnAny schedules pod in snap on one of names where the filters
+// pass, with one PreFilter for all of them (a spread's PreFilter counts
+// the pods of every node of the cluster), and reports whether it did.
+func scheduleOnAny(snap clustersnapshot.ClusterSnapshot, pod *apiv1.Pod, names []string) bool {
+	if len(names) == 0 {
+		return false
+	}
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	_, err := snap.SchedulePodOnAnyNodeMatching(pod, func(ni *framework.NodeInfo) bool { return set[ni.Node().Name] })
+	return err == nil
 }
 
 // planNodes are the nodes of the loop's snapshot a plan's pods may go to,
