@@ -80,7 +80,7 @@ func (s *scenario) declareDomains(labelsOf func(nodeGroup) map[string]string) {
 	s.t.Helper()
 	var b strings.Builder
 	for _, g := range s.groups {
-		fmt.Fprintf(&b, "%s:\n", s.groupID(g.Zone))
+		fmt.Fprintf(&b, "%s:\n", s.groupID(g.name()))
 		for k, v := range labelsOf(g) {
 			fmt.Fprintf(&b, "  %s: %s\n", k, v)
 		}

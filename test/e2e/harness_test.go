@@ -46,9 +46,11 @@ const (
 	scanInterval = 2 * time.Second
 )
 
-// nodeGroup is one kwok node group of a scenario: all its nodes are in Zone.
+// nodeGroup is one kwok node group of a scenario: all its nodes are in Zone
+// (and in Rack, when set).
 type nodeGroup struct {
 	Zone    string
+	Rack    string
 	Initial int
 	Max     int
 	// ReadyDelay, when set, delays the Ready condition of the nodes CA
@@ -166,9 +168,17 @@ func newScenario(t *testing.T, id, title string, a autoscaler, groups []nodeGrou
 
 func (s *scenario) groupID(zone string) string { return s.id + "-" + zone }
 
+// name is g's name in its scenario: its zone, and its rack when set.
+func (g nodeGroup) name() string {
+	if g.Rack == "" {
+		return g.Zone
+	}
+	return g.Zone + "-" + g.Rack
+}
+
 func (s *scenario) nodeLabels(g nodeGroup) map[string]string {
-	return map[string]string{
-		groupLabel:               s.groupID(g.Zone),
+	labels := map[string]string{
+		groupLabel:               s.groupID(g.name()),
 		scenarioLabel:            s.id,
 		zoneLabel:                g.Zone,
 		corev1.LabelOSStable:     "linux",
@@ -176,6 +186,10 @@ func (s *scenario) nodeLabels(g nodeGroup) map[string]string {
 		"type":                   "kwok",
 		"node.kubernetes.io/e2e": "true",
 	}
+	if g.Rack != "" {
+		labels[rackLabel] = g.Rack
+	}
+	return labels
 }
 
 func nodeResources() corev1.ResourceList {

@@ -55,7 +55,7 @@ func (s *scenario) createProviderConfig() {
 		items = append(items, corev1.Node{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:        s.groupID(g.Zone),
+				Name:        s.groupID(g.name()),
 				Labels:      s.nodeLabels(g),
 				Annotations: annotations,
 			},
@@ -88,7 +88,7 @@ func (s *scenario) createInitialNodes() {
 	var names []string
 	for _, g := range s.groups {
 		for i := 0; i < g.Initial; i++ {
-			name := fmt.Sprintf("%s-init-%d", s.groupID(g.Zone), i)
+			name := fmt.Sprintf("%s-init-%d", s.groupID(g.name()), i)
 			labels := s.nodeLabels(g)
 			labels[corev1.LabelHostname] = name
 			if g.CSIZoneKey != "" {
@@ -100,7 +100,7 @@ func (s *scenario) createInitialNodes() {
 					Labels: labels,
 					Annotations: map[string]string{
 						kwokManagedAnnotation: "fake",
-						kwokGroupAnnotation:   s.groupID(g.Zone),
+						kwokGroupAnnotation:   s.groupID(g.name()),
 					},
 				},
 				Spec:   corev1.NodeSpec{ProviderID: "kwok:" + name},
@@ -202,7 +202,7 @@ func (s *scenario) registrar(ctx context.Context) {
 // groupOf is n's group (the zero nodeGroup for a node of no group).
 func (s *scenario) groupOf(n *corev1.Node) nodeGroup {
 	for _, g := range s.groups {
-		if s.groupID(g.Zone) == n.Labels[groupLabel] {
+		if s.groupID(g.name()) == n.Labels[groupLabel] {
 			return g
 		}
 	}

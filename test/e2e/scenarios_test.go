@@ -44,6 +44,9 @@ func TestE2E(t *testing.T) {
 		staggeredArrival(t, "al-md", arrivalCase{a: spreadscaleCA, minDomains: 3, want: balanced})
 	})
 	t.Run("arrival-late-zone-stock", func(t *testing.T) { staggeredArrival(t, "al-stock", arrivalCase{a: stockCA}) })
+	// Two keys, zone × rack, zone c late (arrival_rack_test.go).
+	t.Run("arrival-zone-rack-barrier", func(t *testing.T) { staggeredZoneRack(t, "ar-bar", arrivalCA, true, true) })
+	t.Run("arrival-zone-rack-stock", func(t *testing.T) { staggeredZoneRack(t, "ar-stock", stockCA, false, false) })
 	t.Run("hostname-pool-stock", func(t *testing.T) { hostnamePool(t, "hp-stock", stockCA, false) })
 	// A ScheduleAnyway spread steered by the plan (preferences_test.go).
 	t.Run("soft-spread-spreadscale", func(t *testing.T) { softSpread(t, "sf-ss", spreadscaleCA, true) })

@@ -1,0 +1,105 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// rackLabel is the second domain key of the zone × rack scenario.
+const rackLabel = "example.com/rack"
+
+// zoneRackReplicas is the zone × rack scenario's replica count: with four
+// 0.5-CPU replicas per 2-CPU node, the plan fills its nodes, so that
+// kube-scheduler's order and CA's own packing of the pods on the upcoming
+// nodes each have dead ends the plan does not.
+const zoneRackReplicas = 50
+
+// staggeredZoneRack: three zones × four racks, one group each, at 0; zone
+// c's nodes register lateBy after the others'; zoneRackReplicas 0.5-CPU
+// replicas spread over zone and rack (both maxSkew 1). With the arrival
+// barrier, spreadscale's plan holds while its nodes come up (its pods stay
+// on the plan's upcoming nodes, processors.InFlight) and kube-scheduler
+// binds them once every zone has registered: one scale-up loop, both
+// spreads within 1, no node left empty. held puts the barrier's taint on
+// the groups (only spreadscale lifts it); check asserts the outcome, off
+// for stock CA, whose run is reported beside it.
+func staggeredZoneRack(t *testing.T, id string, a autoscaler, held, check bool) {
+	var groups []nodeGroup
+	for _, z := range []string{"zone-a", "zone-b", "zone-c"} {
+		for _, r := range []string{"rack-1", "rack-2", "rack-3", "rack-4"} {
+			g := nodeGroup{Zone: z, Rack: r, Initial: 0, Max: 10}
+			if held {
+				g.Taints = []corev1.Taint{{Key: arrivalTaint, Effect: corev1.TaintEffectNoSchedule}}
+			}
+			groups = append(groups, g)
+		}
+	}
+	title := fmt.Sprintf("zone×rack spread %dx0.5cpu, %s registers %v late", zoneRackReplicas, lateZone, lateBy)
+	s := newScenario(t, id, title, a, groups)
+	holdLateZone(t, s)
+	labels := map[string]string{"app": "racked"}
+	s.createDeployment(deployment("racked", zoneRackReplicas, podTemplate(labels, "500m",
+		[]corev1.TopologySpreadConstraint{hardSpread(zoneLabel, labels, nil), hardSpread(rackLabel, labels, nil)},
+		nil, map[string]string{scenarioLabel: id})))
+	s.startWhenPending("app=racked", zoneRackReplicas)
+
+	ran := s.waitRunning("app=racked", zoneRackReplicas, waitTimeout(check))
+	waitNodeIn(t, s, lateZone, lateBy+30*time.Second)
+	s.settle()
+	s.record("app=racked")
+	racks, empty := podsPerRack(t, s, "app=racked")
+	s.row.Note = fmt.Sprintf("pods per rack %v; %d nodes without a replica", racks, empty)
+	t.Logf("%s: all running=%v, loops=%d, pods per zone %v, %s", a.Name, ran, s.row.Loops, s.row.PodsPerZone, s.row.Note)
+	if !check {
+		s.row.Result = "ran"
+		return
+	}
+	require.True(t, ran, "not all %d replicas ran", zoneRackReplicas)
+	assert.Equal(t, 1, s.row.Loops, "scale-up loops")
+	assert.LessOrEqual(t, skew(s.row.PodsPerZone), 1, "zone skew: pods per zone %v", s.row.PodsPerZone)
+	assert.LessOrEqual(t, skew(racks), 1, "rack skew: pods per rack %v", racks)
+	assert.Zero(t, empty, "nodes the plan added that no replica runs on")
+}
+
+// podsPerRack counts s's running pods matching selector per rack (every
+// rack of s's groups present), and s's nodes that run none of them.
+func podsPerRack(t *testing.T, s *scenario, selector string) (map[string]int, int) {
+	ctx := context.Background()
+	counts := map[string]int{}
+	for _, g := range s.groups {
+		counts[g.Rack] = 0
+	}
+	nodes, err := env.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: scenarioLabel + "=" + s.id})
+	require.NoError(t, err, "listing nodes")
+	rackOf := map[string]string{}
+	for _, n := range nodes.Items {
+		if n.DeletionTimestamp == nil {
+			rackOf[n.Name] = n.Labels[rackLabel]
+		}
+	}
+	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	require.NoError(t, err, "listing pods")
+	used := map[string]bool{}
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != "" {
+			counts[rackOf[p.Spec.NodeName]]++
+			used[p.Spec.NodeName] = true
+		}
+	}
+	empty := 0
+	for name := range rackOf {
+		if !used[name] {
+			empty++
+		}
+	}
+	return counts, empty
+}
