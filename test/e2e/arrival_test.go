@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,16 +124,22 @@ func staggeredArrival(t *testing.T, id string, c arrivalCase) {
 }
 
 // holdLateZone registers a validating webhook, served by the test, that
-// holds the creation of s's lateZone nodes for lateBy: the node registers
-// that much later, as a slower zone's would. It is removed with s.
+// holds the creation of s's lateZone nodes until lateBy after the first
+// one was asked for: the zone's nodes register that much later, together,
+// as a slower zone's would (CA's kwok provider creates a group's nodes one
+// after another, so a hold per node would space them lateBy apart). It is
+// removed with s.
 func holdLateZone(t *testing.T, s *scenario) {
+	var first sync.Once
+	var until time.Time
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
 			http.Error(w, "bad review", http.StatusBadRequest)
 			return
 		}
-		time.Sleep(lateBy)
+		first.Do(func() { until = time.Now().Add(lateBy) })
+		time.Sleep(time.Until(until))
 		review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
 		review.Request = nil
 		_ = json.NewEncoder(w).Encode(review)
