@@ -166,7 +166,8 @@ func newScenario(t *testing.T, id, title string, a autoscaler, groups []nodeGrou
 	return s
 }
 
-func (s *scenario) groupID(zone string) string { return s.id + "-" + zone }
+// groupID is the id of the scenario's group named name (nodeGroup.name).
+func (s *scenario) groupID(name string) string { return s.id + "-" + name }
 
 // name is g's name in its scenario: its zone, and its rack when set.
 func (g nodeGroup) name() string {
@@ -344,23 +345,29 @@ func (s *scenario) settle() { time.Sleep(4 * s.scanEvery()) }
 // podsPerZone counts the running pods matching selector per zone, with
 // every zone of the scenario present (0 when empty).
 func (s *scenario) podsPerZone(selector string) map[string]int {
+	return s.podsPer(selector, zoneLabel, func(g nodeGroup) string { return g.Zone })
+}
+
+// podsPer counts the running pods matching selector per value of their
+// node's label key, with every group's value present (0 when empty).
+func (s *scenario) podsPer(selector, key string, value func(nodeGroup) string) map[string]int {
 	s.t.Helper()
 	ctx := context.Background()
 	counts := map[string]int{}
 	for _, g := range s.groups {
-		counts[g.Zone] = 0
+		counts[value(g)] = 0
 	}
 	nodes, err := env.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	require.NoError(s.t, err, "listing nodes")
-	zoneOf := map[string]string{}
+	valueOf := map[string]string{}
 	for _, n := range nodes.Items {
-		zoneOf[n.Name] = n.Labels[zoneLabel]
+		valueOf[n.Name] = n.Labels[key]
 	}
 	pods, err := env.client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	require.NoError(s.t, err, "listing pods")
 	for _, p := range pods.Items {
 		if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != "" {
-			counts[zoneOf[p.Spec.NodeName]]++
+			counts[valueOf[p.Spec.NodeName]]++
 		}
 	}
 	return counts
