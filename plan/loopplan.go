@@ -27,6 +27,8 @@ type LoopPlan struct {
 	relaxed []Relaxation
 	// rehearsed is what rehearsing the plan did ("": not rehearsed).
 	rehearsed Rehearsal
+	// packing is what became of shares that could take fewer nodes.
+	packing Packing
 }
 
 // NewLoopPlan wraps the engine's plan as a loop's plan; byID holds every
@@ -145,6 +147,15 @@ func (l *LoopPlan) Rehearsal() Rehearsal {
 		return ""
 	}
 	return l.rehearsed
+}
+
+// Packing returns what became of shares the planner could move to
+// fewer new nodes (see planRehearsed), "" when there were none.
+func (l *LoopPlan) Packing() Packing {
+	if l == nil {
+		return ""
+	}
+	return l.packing
 }
 
 // Current holds the plan of the CA loop in progress. The scale-up

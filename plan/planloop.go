@@ -114,11 +114,10 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 	var plan *planner.Plan
 	var relaxed []Relaxation
 	var rehearsed Rehearsal
+	var packing Packing
 	switch {
 	case !prefs:
-		if plan, err = l.plan(in.Pending, nil); err == nil {
-			plan, rehearsed, err = l.rehearse(plan)
-		}
+		plan, rehearsed, packing, err = l.planRehearsed(in.Pending)
 	case in.Preferences.mode() == PreferencesRequire:
 		plan, relaxed, err = l.require()
 	default:
@@ -128,14 +127,14 @@ func PlanLoop(in LoopInputs) (*LoopPlan, error) {
 		return nil, err
 	}
 	lp := NewLoopPlan(plan, l.byID, in.CapTotal)
-	lp.facts, lp.relaxed, lp.rehearsed = l.facts, relaxed, rehearsed
+	lp.facts, lp.relaxed, lp.rehearsed, lp.packing = l.facts, relaxed, rehearsed, packing
 	logger := klog.Background()
 	if in.Context != nil {
 		logger = klog.FromContext(in.Context)
 	}
 	logger.V(2).Info("Topology spread plan for the loop", "pending", len(in.Pending), "groups", len(in.Groups),
 		"placed", len(plan.Placements), "unplaced", len(plan.Unplaced), "newNodes", plan.NewNodes, "chooser", in.Chooser != nil,
-		"preferences", in.Preferences.mode(), "relaxed", len(relaxed), "rehearsal", rehearsed)
+		"preferences", in.Preferences.mode(), "relaxed", len(relaxed), "rehearsal", rehearsed, "packing", packing)
 	return lp, nil
 }
 
@@ -170,6 +169,12 @@ func newLoop(in LoopInputs) (*loop, error) {
 // make, the draft is finished into the plan. caps, when set, bounds the new
 // nodes per domain (see steer).
 func (l *loop) plan(pods []*apiv1.Pod, caps *domainCaps) (*planner.Plan, error) {
+	return l.planShares(pods, caps, false)
+}
+
+// planShares is plan, with pack: the multi-key spreads' shares moved
+// to fewer new nodes (planner.Request.PackShares).
+func (l *loop) planShares(pods []*apiv1.Pod, caps *domainCaps, pack bool) (*planner.Plan, error) {
 	if l.planned {
 		if err := l.cluster.Reset(); err != nil {
 			return nil, err
@@ -177,14 +182,15 @@ func (l *loop) plan(pods []*apiv1.Pod, caps *domainCaps) (*planner.Plan, error) 
 	}
 	l.planned = true
 	req := planner.Request{
-		Universe: l.u,
-		Pending:  pods,
-		Defaults: l.in.Defaults,
-		Limits:   l.limits(caps),
-		Cluster:  l.cluster,
-		NodeName: l.cluster.NodeName,
-		Facts:    l.facts,
-		Context:  l.in.Context,
+		Universe:   l.u,
+		Pending:    pods,
+		Defaults:   l.in.Defaults,
+		Limits:     l.limits(caps),
+		Cluster:    l.cluster,
+		NodeName:   l.cluster.NodeName,
+		Facts:      l.facts,
+		Context:    l.in.Context,
+		PackShares: pack,
 	}
 	r := newRanking(l.u.Groups, l.in, l.byID, l.templates, l.cluster, req.Facts)
 	req.Rank = r.rank

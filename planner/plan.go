@@ -58,6 +58,11 @@ type Request struct {
 	Facts *PodFacts
 	// Context carries the logger (klog.FromContext; nil: klog's global).
 	Context context.Context
+	// PackShares moves a multi-key spread's even shares to fewer new
+	// nodes where every domain keeps its count (shares.Problem.Pack).
+	// Some binding orders of such shares may strand a pod that the even
+	// shares bind: the caller checks the plan (package plan rehearses it).
+	PackShares bool
 }
 
 // logger is the request's logger.
@@ -92,6 +97,11 @@ type Plan struct {
 	Placements []Placement
 	Unplaced   []Unplaced
 	Degraded   map[DegradeCause]int // pods per bound that left them pending
+	// SharesPacked: some class's shares were moved to fewer new nodes than
+	// its even shares take (Request.PackShares). PackOverBound:
+	// some class's vectors were over the bound of that walk, and its even
+	// shares were kept (shares.Solution.OverBound).
+	SharesPacked, PackOverBound bool
 }
 
 // TotalNewNodes is the number of nodes the plan adds.

@@ -18,7 +18,10 @@ import (
 // by pod, a spread over two or more keys can strand later pods.
 func (p *planner) planShares(c *class, pod *v1.Pod, n int) *classShares {
 	b := p.shareProblem(c, pod, n)
+	b.Pack = p.req.PackShares
 	sol := shares.Solve(b.Problem)
+	p.plan.SharesPacked = p.plan.SharesPacked || sol.Packed
+	p.plan.PackOverBound = p.plan.PackOverBound || sol.OverBound
 	cs := &classShares{keys: b.Keys, left: map[string]int{}, target: sol.Placed, n: n,
 		offered: hostnameOffered(c.counts)}
 	if l := p.req.logger().V(5); l.Enabled() {

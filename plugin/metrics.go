@@ -61,6 +61,14 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"outcome"})
 
+	packedShares = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "spreadscale", Name: "plan_packed_shares_total",
+		Help: "Plans whose multi-key spread shares could take fewer new nodes than their even shares, by outcome: kept " +
+			"(the cheaper plan's rehearsal holds), even (it does not, or the pods are not alike: the even shares' plan is " +
+			"made) or over_bound (more vectors than the walk to fewer nodes takes: the even shares).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"outcome"})
+
 	registerMetrics sync.Once
 )
 
@@ -74,7 +82,8 @@ const (
 // that CA's /metrics serves; NewOrchestrator calls it, more calls are no-ops.
 func RegisterMetrics() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks, degradedPods, relaxedPreferences, rehearsals)
+		legacyregistry.MustRegister(planDuration, plannedNodes, plannedPods, unplacedPods, fallbacks, degradedPods, relaxedPreferences, rehearsals,
+			packedShares)
 	})
 }
 
@@ -96,5 +105,8 @@ func recordPlan(plan *plan.LoopPlan, took time.Duration) {
 	}
 	if r := plan.Rehearsal(); r != "" {
 		rehearsals.WithLabelValues(string(r)).Inc()
+	}
+	if c := plan.Packing(); c != "" {
+		packedShares.WithLabelValues(string(c)).Inc()
 	}
 }

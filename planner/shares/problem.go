@@ -25,6 +25,9 @@ type Problem struct {
 	// NodeBudget is the number of new nodes the limits leave (-1: none).
 	Pods, NodeBudget int
 	Budgets          Budgets
+	// Pack moves the balance levels' shares to fewer new nodes
+	// where every domain keeps its count (pack.go).
+	Pack bool
 }
 
 // Constraint is one hard constraint of the pods.
@@ -93,6 +96,11 @@ type Solution struct {
 	Order    []Step
 	Degraded Cause
 	Blocked  []Block
+	// Packed: the shares are the levels' moved to fewer new nodes
+	// (Problem.Pack). OverBound: Problem.Pack was asked and
+	// the vectors are over the walk's bound (maxPackVectors), so
+	// the levels' even shares are kept.
+	Packed, OverBound bool
 }
 
 // Block is why a vector takes no more pods: it is Full, one more pod
@@ -103,13 +111,22 @@ type Block struct {
 	Rejection *topology.Rejection
 }
 
-// Solve decides the shares: the balance levels' solution (levels.go), or
-// within budget the exhaustive search's (search.go), always in the
-// per-node model, per vector when the levels fall short or are not robust
-// and the search refines them.
+// Solve decides the shares: the balance levels' solution (levels.go),
+// moved to fewer new nodes per vector (pack.go), or within budget
+// the exhaustive search's (search.go), always in the per-node model, per
+// vector when the levels fall short or are not robust and the search
+// refines them.
 func Solve(p *Problem) Solution {
 	vs := newVectorSpace(p)
 	x, order, cause := vs.solveByLevels()
+	packed, overBound := false, p.Pack && !p.PerNode && len(vs.cells) > maxPackVectors
+	if !p.PerNode && p.Pack {
+		robust := p.Budgets.Robust
+		proven := vs.robustWithin(x, &robust)
+		if y, yOrder, ok := vs.pack(x, proven, &robust); ok {
+			x, order, packed = y, yOrder, true
+		}
+	}
 	score := vs.score(x)
 	var bounded Cause
 	if p.PerNode {
@@ -137,7 +154,9 @@ func Solve(p *Problem) Solution {
 	if !fits {
 		bounded = cmp.Or(bounded, CauseSearch)
 	}
-	return vs.solution(vs, x, order, cmp.Or(cause, bounded))
+	sol := vs.solution(vs, x, order, cmp.Or(cause, bounded))
+	sol.Packed, sol.OverBound = packed, overBound
+	return sol
 }
 
 // solution turns space sp's answer t into a Solution.
