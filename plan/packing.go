@@ -4,6 +4,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/spreadscale/spreadscale/planner"
+	"github.com/spreadscale/spreadscale/topology"
 )
 
 // Packing is what became of a loop's plan whose multi-key spread
@@ -33,9 +34,10 @@ const (
 // distribution the rehearsal found) and it still adds fewer nodes than the
 // even shares' plan as rehearsed. Otherwise, and where it is not rehearsed
 // (not all alike, or too large), the plan is the even shares': fewer nodes
-// are taken only where the cluster is shown to follow them.
+// are taken only where the cluster is shown to follow them; pods that
+// cannot be rehearsed (mayRehearse) are planned once, on even shares.
 func (l *loop) planRehearsed(pods []*apiv1.Pod) (*planner.Plan, Rehearsal, Packing, error) {
-	p, err := l.planShares(pods, nil, true)
+	p, err := l.planShares(pods, nil, l.mayRehearse(pods))
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -57,6 +59,19 @@ func (l *loop) planRehearsed(pods []*apiv1.Pod) (*planner.Plan, Rehearsal, Packi
 		return packed, o, PackingKept, nil
 	}
 	return even, oe, PackingEven, err
+}
+
+// mayRehearse reports whether a plan for pods may be rehearsed: they are
+// alike (alike) with a hard spread and no soft one, and the cluster's
+// nodes alone leave the rehearsal within rehearsalBounds.work. Only then
+// can packed shares be kept, so only then are they planned.
+func (l *loop) mayRehearse(pods []*apiv1.Pod) bool {
+	if !alike(pods) {
+		return false
+	}
+	s, err := topology.NewSpread(pods[0], l.in.Defaults)
+	return err == nil && s.HasHard() && len(s.Soft) == 0 &&
+		len(l.u.Nodes)*len(pods)*rehearsalSeeds <= rehearsalBounds.work
 }
 
 // holds reports whether a rehearsal's plan binds every pod in every

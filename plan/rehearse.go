@@ -162,35 +162,41 @@ func (l *loop) rehearse(p *planner.Plan) (*planner.Plan, Rehearsal, error) {
 	return q, RehearsalRedistributed, nil
 }
 
-// rehearsable returns p's placed pods when they are all alike (namespace,
-// labels and spec) with only DoNotSchedule spreads and no pod affinity nor
-// preferred node affinity, nil otherwise.
+// rehearsable returns p's placed pods when they are alike (alike), nil
+// otherwise.
 func (l *loop) rehearsable(p *planner.Plan) []*apiv1.Pod {
-	if len(p.Placements) == 0 {
-		return nil
-	}
 	pods := make([]*apiv1.Pod, 0, len(p.Placements))
-	first := p.Placements[0].Pod
-	spec, err := first.Spec.Marshal()
-	if err != nil {
-		return nil
-	}
 	for _, pl := range p.Placements {
-		pod := pl.Pod
-		if pod != first {
-			s, err := pod.Spec.Marshal()
-			if err != nil || string(s) != string(spec) || pod.Namespace != first.Namespace ||
-				labels.Set(pod.Labels).String() != labels.Set(first.Labels).String() {
-				return nil
-			}
-		}
-		pods = append(pods, pod)
+		pods = append(pods, pl.Pod)
 	}
-	if a := first.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil ||
-		(a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)) {
+	if !alike(pods) {
 		return nil
 	}
 	return pods
+}
+
+// alike reports whether pods are some pods, all alike (namespace, labels
+// and spec), with no pod affinity nor preferred node affinity: the pods a
+// rehearsal models.
+func alike(pods []*apiv1.Pod) bool {
+	if len(pods) == 0 {
+		return false
+	}
+	first := pods[0]
+	spec, err := first.Spec.Marshal()
+	if err != nil {
+		return false
+	}
+	for _, pod := range pods[1:] {
+		s, err := pod.Spec.Marshal()
+		if err != nil || string(s) != string(spec) || pod.Namespace != first.Namespace ||
+			labels.Set(pod.Labels).String() != labels.Set(first.Labels).String() {
+			return false
+		}
+	}
+	a := first.Spec.Affinity
+	return a == nil || a.PodAffinity == nil && a.PodAntiAffinity == nil &&
+		(a.NodeAffinity == nil || len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0)
 }
 
 // outcome is a rehearsal's result: the pods left unbound, summed over the

@@ -112,15 +112,15 @@ type Block struct {
 }
 
 // Solve decides the shares: the balance levels' solution (levels.go),
-// moved to fewer new nodes per vector (pack.go), or within budget
-// the exhaustive search's (search.go), always in the per-node model, per
-// vector when the levels fall short or are not robust and the search
-// refines them.
+// moved to fewer new nodes when Problem.Pack asks (pack.go), or within
+// budget the exhaustive search's (search.go), always in the per-node
+// model, per vector when the levels fall short or are not robust and the
+// search refines them.
 func Solve(p *Problem) Solution {
 	vs := newVectorSpace(p)
 	x, order, cause := vs.solveByLevels()
 	packed, overBound := false, p.Pack && !p.PerNode && len(vs.cells) > maxPackVectors
-	if !p.PerNode && p.Pack {
+	if p.Pack && !p.PerNode && !overBound {
 		robust := p.Budgets.Robust
 		proven := vs.robustWithin(x, &robust)
 		if y, yOrder, ok := vs.pack(x, proven, &robust); ok {
