@@ -26,16 +26,15 @@ const (
 	PackingOverBound Packing = "over_bound"
 )
 
-// planRehearsed plans pods and rehearses the plan (rehearse). Where the
-// planner can move a multi-key spread's shares to fewer new nodes than its
-// even shares take (planner.Plan.SharesPacked), both plans are made and
-// rehearsed, and the packed one is the loop's only when its rehearsal
-// holds (every rehearsed order binds every pod, on its nodes or on a
-// distribution the rehearsal found) and it still adds fewer nodes than the
-// even shares' plan as rehearsed. Otherwise, and where it is not rehearsed
-// (not all alike, or too large), the plan is the even shares': fewer nodes
-// are taken only where the cluster is shown to follow them; pods that
-// cannot be rehearsed (mayRehearse) are planned once, on even shares.
+// planRehearsed plans pods and rehearses the plan (rehearse). Pods a
+// rehearsal can model (mayRehearse) are planned twice where the planner
+// can move a multi-key spread's shares to fewer new nodes than its even
+// shares take (planner.Plan.SharesPacked): the packed plan is the loop's
+// only when its rehearsal holds (every rehearsed order binds every pod, on
+// its nodes or on a distribution the rehearsal found) and it still adds
+// fewer nodes than the even shares' plan as rehearsed; otherwise the even
+// one is. Other pods are planned once, on even shares: fewer nodes are
+// taken only where the cluster is shown to follow them.
 func (l *loop) planRehearsed(pods []*apiv1.Pod) (*planner.Plan, Rehearsal, Packing, error) {
 	p, err := l.planShares(pods, nil, l.mayRehearse(pods))
 	if err != nil {
