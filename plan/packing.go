@@ -26,8 +26,8 @@ const (
 	PackingOverBound Packing = "over_bound"
 )
 
-// planRehearsed plans pods and rehearses the plan (rehearse). Pods a
-// rehearsal can model (mayRehearse) are planned twice where the planner
+// planRehearsed plans pods and rehearses the plan (rehearse). Pods whose
+// packed shares could be kept (mayPack) are planned twice where the planner
 // can move a multi-key spread's shares to fewer new nodes than its even
 // shares take (planner.Plan.SharesPacked): the packed plan is the loop's
 // only when its rehearsal holds (every rehearsed order binds every pod, on
@@ -36,7 +36,7 @@ const (
 // one is. Other pods are planned once, on even shares: fewer nodes are
 // taken only where the cluster is shown to follow them.
 func (l *loop) planRehearsed(pods []*apiv1.Pod) (*planner.Plan, Rehearsal, Packing, error) {
-	p, err := l.planShares(pods, nil, l.mayRehearse(pods))
+	p, err := l.planShares(pods, nil, l.mayPack(pods))
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -60,17 +60,19 @@ func (l *loop) planRehearsed(pods []*apiv1.Pod) (*planner.Plan, Rehearsal, Packi
 	return even, oe, PackingEven, err
 }
 
-// mayRehearse reports whether a plan for pods may be rehearsed: they are
-// alike (alike) with a hard spread and no soft one, and the cluster's
-// nodes alone leave the rehearsal within rehearsalBounds.work. Only then
-// can packed shares be kept, so only then are they planned.
-func (l *loop) mayRehearse(pods []*apiv1.Pod) bool {
-	if !alike(pods) {
+// mayPack reports whether packed shares could be kept for pods: their
+// spread has two or more domain keys besides the hostname (the shares
+// package shares packs), and a rehearsal can model a plan for them: one
+// hard spread and no soft one, the cluster's nodes alone within
+// rehearsalBounds.work, and pods alike (alike, checked last: it reads
+// every pod's spec).
+func (l *loop) mayPack(pods []*apiv1.Pod) bool {
+	if len(pods) == 0 {
 		return false
 	}
 	s, err := topology.NewSpread(pods[0], l.in.Defaults)
-	return err == nil && s.HasHard() && len(s.Soft) == 0 &&
-		len(l.u.Nodes)*len(pods)*rehearsalSeeds <= rehearsalBounds.work
+	return err == nil && s.HasHard() && len(s.Soft) == 0 && len(topology.DomainKeys(s)) >= 2 &&
+		len(l.u.Nodes)*len(pods)*rehearsalSeeds <= rehearsalBounds.work && alike(pods)
 }
 
 // holds reports whether a rehearsal's plan binds every pod in every
