@@ -63,9 +63,10 @@ var (
 
 	packedShares = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: "spreadscale", Name: "plan_packed_shares_total",
-		Help: "Plans whose multi-key spread shares could take fewer new nodes than their even shares, by outcome: kept " +
-			"(the cheaper plan's rehearsal holds), even (it does not, or the pods are not alike: the even shares' plan is " +
-			"made) or over_bound (more vectors than the walk to fewer nodes takes: the even shares).",
+		Help: "Plans of alike pods whose multi-key spread shares could take fewer new nodes than their even shares, by outcome: " +
+			"kept (the packed plan's rehearsal holds and it adds fewer nodes than the even shares' plan), even (its rehearsal " +
+			"does not hold, it was not rehearsed, or it adds no fewer nodes: the even shares' plan) or over_bound (more vectors " +
+			"than the walk to fewer nodes takes: the even shares).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"outcome"})
 
