@@ -120,12 +120,24 @@ func Solve(p *Problem) Solution {
 	vs := newVectorSpace(p)
 	x, order, cause := vs.solveByLevels()
 	packed, overBound := false, p.Pack && !p.PerNode && len(vs.cells) > maxPackVectors
+	var known *bool // x's robustness, where packing already checked it
 	if p.Pack && !p.PerNode && !overBound {
 		robust := p.Budgets.Robust
 		proven := vs.robustWithin(x, &robust)
+		known = &proven
 		if y, yOrder, ok := vs.pack(x, proven, &robust); ok {
 			x, order, packed = y, yOrder, true
+			if !proven { // pack checks y only when x was proven
+				known = nil
+			}
 		}
+	}
+	robustX := func() bool {
+		if known != nil {
+			return *known
+		}
+		robust := p.Budgets.Robust
+		return vs.robustWithin(x, &robust)
 	}
 	score := vs.score(x)
 	var bounded Cause
@@ -139,8 +151,8 @@ func Solve(p *Problem) Solution {
 		}
 		bounded = c
 	}
-	fits, robust := vs.searchAffordable(), p.Budgets.Robust
-	if fits && (score.pods < p.Pods || !vs.robustWithin(x, &robust)) {
+	fits := vs.searchAffordable()
+	if fits && (score.pods < p.Pods || !robustX()) {
 		// The search's answer (balanced) replaces the levels' when it places
 		// more pods, or as many no less evenly.
 		ex, exOrder, err := vs.search()
