@@ -58,26 +58,22 @@ func (r Risk) String() string {
 // and registered the nodes registered when it was made.
 func NewPlan(at time.Time, asked map[string]int, pods []*apiv1.Pod, templates map[string]map[string]string, registered []*apiv1.Node) Plan {
 	p := Plan{At: at, Asked: maps.Clone(asked), Awaited: map[string][]string{}}
-	known := func(key, value string) bool {
-		return slices.ContainsFunc(registered, func(n *apiv1.Node) bool {
-			v, ok := n.Labels[key]
-			return ok && v == value
-		})
-	}
-	for _, key := range spreadKeys(pods) {
+	keys := spreadKeys(pods)
+	known := domainValues(registered, keys)
+	for _, key := range keys {
 		if key == apiv1.LabelHostname {
 			p.EachNode = true
 			continue
 		}
 		for _, g := range slices.Sorted(maps.Keys(asked)) {
 			v, ok := templates[g][key]
-			if ok && asked[g] > 0 && !known(key, v) && !slices.Contains(p.Awaited[key], v) {
+			if ok && asked[g] > 0 && !known[key][v] && !slices.Contains(p.Awaited[key], v) {
 				p.Awaited[key] = append(p.Awaited[key], v)
 			}
 		}
 		slices.Sort(p.Awaited[key])
 	}
-	p.AtRisk = risky(pods, p, registered)
+	p.AtRisk = risky(pods, p, known)
 	return p
 }
 
@@ -108,8 +104,8 @@ func spreadKeys(pods []*apiv1.Pod) []string {
 // there are, unless its minDomains keeps the minimum at 0 until every
 // domain the plan makes known has registered. With a single domain in all
 // there is no order to fear. There is one Risk per spread (spreadID),
-// counting its pods.
-func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []Risk {
+// counting its pods; known holds the registered domains (domainValues).
+func risky(pods []*apiv1.Pod, p Plan, known map[string]map[string]bool) []Risk {
 	var out []Risk
 	seen := map[string]int{}
 	for _, pod := range pods {
@@ -126,7 +122,7 @@ func risky(pods []*apiv1.Pod, p Plan, registered []*apiv1.Node) []Risk {
 			if c.TopologyKey == apiv1.LabelHostname && p.EachNode {
 				opened = total(p.Asked)
 			}
-			domains := opened + knownDomains(registered, c.TopologyKey)
+			domains := opened + len(known[c.TopologyKey])
 			if opened == 0 || domains < 2 || (c.MinDomains != nil && int(*c.MinDomains) >= domains) {
 				continue
 			}
@@ -164,15 +160,21 @@ func ownerName(pod *apiv1.Pod) string {
 	return fmt.Sprintf("%s %s/%s", ref.Kind, pod.Namespace, ref.Name)
 }
 
-// knownDomains is the number of values of key among nodes.
-func knownDomains(nodes []*apiv1.Node, key string) int {
-	values := map[string]bool{}
+// domainValues are the values each of keys takes among nodes: the
+// domains registered nodes make known, read once per plan.
+func domainValues(nodes []*apiv1.Node, keys []string) map[string]map[string]bool {
+	out := make(map[string]map[string]bool, len(keys))
+	for _, key := range keys {
+		out[key] = map[string]bool{}
+	}
 	for _, n := range nodes {
-		if v, ok := n.Labels[key]; ok {
-			values[v] = true
+		for _, key := range keys {
+			if v, ok := n.Labels[key]; ok {
+				out[key][v] = true
+			}
 		}
 	}
-	return len(values)
+	return out
 }
 
 // total is the sum of asked's counts.
