@@ -35,9 +35,12 @@ type fakeAPI struct {
 	podNodes  map[string]string // pod key -> spec.nodeName as stored
 }
 
-// newFakeAPI returns an empty fake API server.
+// newFakeAPI returns an empty fake API server. Its object tracker is the
+// simple one, without the field management of fake.NewClientset: nothing
+// here applies (server-side apply), and managing the fields of every pod a
+// loop binds took 3.6 of BenchmarkLoop's 15 s.
 func newFakeAPI() *fakeAPI {
-	a := &fakeAPI{client: fake.NewClientset(), podNodes: map[string]string{}}
+	a := &fakeAPI{client: fake.NewSimpleClientset(), podNodes: map[string]string{}}
 	a.client.PrependReactor("update", "nodes", a.updateNode)
 	a.client.PrependReactor("create", "pods", a.evict)
 	return a
