@@ -237,21 +237,20 @@ type registered struct {
 
 // newRegistered reads nodes for plans; groupOf names a node's group.
 func newRegistered(nodes []*apiv1.Node, plans []Plan, groupOf func(*apiv1.Node) (string, bool)) registered {
-	r := registered{values: map[string]map[string]bool{}, created: map[string][]time.Time{}}
+	keys := map[string]bool{}
 	each := false
 	for _, p := range plans {
 		for key := range p.Awaited {
-			r.values[key] = map[string]bool{}
+			keys[key] = true
 		}
 		each = each || p.EachNode
 	}
+	r := registered{values: domainValues(nodes, slices.Collect(maps.Keys(keys))), created: map[string][]time.Time{}}
+	if !each {
+		return r
+	}
 	for _, n := range nodes {
-		for key, values := range r.values {
-			if v, ok := n.Labels[key]; ok {
-				values[v] = true
-			}
-		}
-		if g, ok := groupOf(n); each && ok {
+		if g, ok := groupOf(n); ok {
 			r.created[g] = append(r.created[g], n.CreationTimestamp.Time)
 		}
 	}

@@ -61,8 +61,8 @@ func (l *loop) planRehearsed(pods []*apiv1.Pod) (*planner.Plan, Rehearsal, Packi
 }
 
 // mayPack reports whether packed shares could be kept for pods: their
-// spread has two or more domain keys besides the hostname (the spreads
-// package shares packs), and a rehearsal can model a plan for them: a
+// spread has two or more domain keys besides the hostname (what package
+// shares packs), and a rehearsal can model a plan for them: a
 // hard spread and no soft one, the cluster's nodes alone within
 // rehearsalBounds.work, and pods alike (alike, checked last: it reads
 // every pod's spec).

@@ -120,21 +120,18 @@ func Solve(p *Problem) Solution {
 	vs := newVectorSpace(p)
 	x, order, cause := vs.solveByLevels()
 	packed, overBound := false, p.Pack && !p.PerNode && len(vs.cells) > maxPackVectors
-	var known *bool // x's robustness, where packing already checked it
+	checked, proven := false, false // x's robustness, where packing checked it
 	if p.Pack && !p.PerNode && !overBound {
 		robust := p.Budgets.Robust
-		proven := vs.robustWithin(x, &robust)
-		known = &proven
+		checked, proven = true, vs.robustWithin(x, &robust)
 		if y, yOrder, ok := vs.pack(x, proven, &robust); ok {
 			x, order, packed = y, yOrder, true
-			if !proven { // pack checks y only when x was proven
-				known = nil
-			}
+			checked = proven // pack checks y only when x was proven
 		}
 	}
 	robustX := func() bool {
-		if known != nil {
-			return *known
+		if checked {
+			return proven
 		}
 		robust := p.Budgets.Robust
 		return vs.robustWithin(x, &robust)

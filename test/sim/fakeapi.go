@@ -38,7 +38,7 @@ type fakeAPI struct {
 // newFakeAPI returns an empty fake API server. Its object tracker is the
 // simple one, without the field management of fake.NewClientset: nothing
 // here applies (server-side apply), and managing the fields of every pod a
-// loop binds took 3.6 of BenchmarkLoop's 15 s.
+// loop binds made BenchmarkLoop's RunOnce 8.8 s where it is 2.3 s without.
 func newFakeAPI() *fakeAPI {
 	a := &fakeAPI{client: fake.NewSimpleClientset(), podNodes: map[string]string{}}
 	a.client.PrependReactor("update", "nodes", a.updateNode)
