@@ -1,10 +1,12 @@
 package plan
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 
@@ -22,12 +24,13 @@ import (
 //
 // Options the Chooser cannot tell apart (same option class, node count and
 // pods: see optionClasses) are one option, the one of the smallest id; when
-// it is chosen, its class's groups are chosen together, by id.
+// it is chosen, its class's groups are chosen together, in the order the
+// Chooser gives them among themselves (see members).
 func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates []*topology.Group, share []*apiv1.Pod) []string {
 	var options []caexpander.Option
 	var rest []string
 	type optionKey struct{ class, nodes, pods int }
-	members := map[string][]string{} // by representative id
+	members := map[string][]caexpander.Option{} // by representative id
 	repOf := map[optionKey]string{}
 	for _, g := range candidates {
 		o, ok := r.option(class, exemplar, g, share)
@@ -38,12 +41,12 @@ func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates 
 		if oc := r.optionClasses[g.Name]; oc > 0 {
 			key := optionKey{oc, o.NodeCount, len(o.Pods)}
 			if rep, ok := repOf[key]; ok {
-				members[rep] = append(members[rep], g.Name)
+				members[rep] = append(members[rep], o)
 				continue
 			}
 			repOf[key] = g.Name
 		}
-		members[g.Name] = []string{g.Name}
+		members[g.Name] = []caexpander.Option{o}
 		options = append(options, o)
 	}
 	var ids []string
@@ -54,8 +57,7 @@ func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates 
 			break
 		}
 		id := best.NodeGroup.Id()
-		chosen := members[id]
-		sort.Strings(chosen)
+		chosen := r.members(members[id])
 		held += len(best.Pods) * len(chosen)
 		ids = append(ids, chosen...)
 		kept := options[:0]
@@ -67,35 +69,68 @@ func (r *ranking) order(class planner.ClassKey, exemplar *apiv1.Pod, candidates 
 		options = kept
 	}
 	for _, o := range options {
-		rest = append(rest, members[o.NodeGroup.Id()]...)
+		for _, m := range members[o.NodeGroup.Id()] {
+			rest = append(rest, m.NodeGroup.Id())
+		}
 	}
 	sort.Strings(rest)
 	return append(ids, rest...)
 }
 
-// optionClasses returns each group's templateClass and, while
-// in.ChooserByTemplate holds, its option class: the template class and,
-// when the Chooser reads prices, the price of its template node; both
-// numbered from 1. A group whose template cannot be encoded, or whose
-// price is unknown, gets none (0: an option of its own).
-func optionClasses(groups []*topology.Group, templates map[string]*framework.NodeInfo, in LoopInputs) (map[string]int, map[string]int) {
-	tcs := make(map[string]int, len(groups))
-	ids, ocIDs := map[string]int{}, map[string]int{}
-	ocs := make(map[string]int, len(groups))
+// members orders the options of one option class, which differ only in
+// their groups, as the Chooser orders them: its best, then the best of the
+// rest. A chain that ends without telling them apart draws at random (CA's
+// fallback), so the groups of an instance type in several zones take the
+// pods that any zone serves in the Chooser's random order, as they would
+// one CA loop at a time, not all in the zone whose id comes first.
+func (r *ranking) members(opts []caexpander.Option) []string {
+	ids := make([]string, 0, len(opts))
+	opts = slices.Clone(opts)
+	for len(opts) > 1 {
+		best := r.chooser.BestOption(opts, r.templates)
+		if best == nil {
+			break
+		}
+		id := best.NodeGroup.Id()
+		ids = append(ids, id)
+		opts = slices.DeleteFunc(opts, func(o caexpander.Option) bool { return o.NodeGroup.Id() == id })
+	}
+	for _, o := range opts {
+		ids = append(ids, o.NodeGroup.Id())
+	}
+	return ids
+}
+
+// optionClasses returns each group's templateClass, with its label values
+// and without (see ranking.templateClasses), and, while in.ChooserByTemplate
+// holds, its option class: the template class without label values,
+// whether the group exists and, when the Chooser reads prices, the price of
+// its template node. The expanders that read groups by their templates read
+// a template's labels only through the provider's price and the GPU label's
+// presence (the price expander, which also reads whether the group exists),
+// so the groups of an instance type in several zones, or spot and
+// on-demand at one price, are one option class. Each map numbers its
+// classes from 1; a group whose template cannot be encoded, or whose price
+// is unknown, gets none (0: an option of its own).
+func optionClasses(groups []*topology.Group, templates map[string]*framework.NodeInfo, byID map[string]cloudprovider.NodeGroup, in LoopInputs) (map[string]int, map[string]int, map[string]int) {
+	exact, valueBlind, options := number(len(groups)), number(len(groups)), number(len(groups))
 	for _, g := range groups {
 		t := templates[g.Name]
-		tc := templateClass(t)
+		tc := templateClass(t, true)
 		if tc == "" {
 			continue
 		}
-		if _, ok := ids[tc]; !ok {
-			ids[tc] = len(ids) + 1
-		}
-		tcs[g.Name] = ids[tc]
+		exact.add(g.Name, tc)
+		blind := templateClass(t, false)
+		valueBlind.add(g.Name, blind)
 		if !in.ChooserByTemplate {
 			continue
 		}
-		oc := tc
+		ng := byID[g.Name]
+		if ng == nil {
+			continue
+		}
+		oc := blind + "\x00" + strconv.FormatBool(ng.Exist())
 		if in.Price != nil {
 			p, ok := in.Price(t.Node())
 			if !ok {
@@ -103,10 +138,26 @@ func optionClasses(groups []*topology.Group, templates map[string]*framework.Nod
 			}
 			oc += "\x00" + strconv.FormatFloat(p, 'g', -1, 64)
 		}
-		if _, ok := ocIDs[oc]; !ok {
-			ocIDs[oc] = len(ocIDs) + 1
-		}
-		ocs[g.Name] = ocIDs[oc]
+		options.add(g.Name, oc)
 	}
-	return tcs, ocs
+	return exact.of, valueBlind.of, options.of
+}
+
+// numbering numbers classes from 1 in the order they are first added.
+type numbering struct {
+	ids, of map[string]int
+}
+
+func number(n int) numbering {
+	return numbering{ids: map[string]int{}, of: make(map[string]int, n)}
+}
+
+// add puts group in class.
+func (n numbering) add(group, class string) {
+	id, ok := n.ids[class]
+	if !ok {
+		id = len(n.ids) + 1
+		n.ids[class] = id
+	}
+	n.of[group] = id
 }

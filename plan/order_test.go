@@ -1,13 +1,17 @@
 package plan
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
+	caexpander "k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/waste"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/testsnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
@@ -43,8 +47,10 @@ func twinCluster(t *testing.T) LoopInputs {
 
 // Groups of one domain whose templates differ only in their names are one
 // option for a Chooser that reads groups through their templates (and
-// prices): it sees one small option and the big one per zone; a price
-// that differs, or a Chooser that reads group identity, sees each group.
+// prices): choosing among the zone's groups, it sees one small option and
+// the big one; a price that differs, or a Chooser that reads group
+// identity, sees each group. The twins are then ordered among themselves
+// by the Chooser (calls without the big group).
 func TestGroupsThatDifferOnlyByNameAreOneChooserOption(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -79,7 +85,9 @@ func TestGroupsThatDifferOnlyByNameAreOneChooserOption(t *testing.T) {
 
 			most := 0
 			for _, call := range ch.calls {
-				most = max(most, call.options)
+				if slices.ContainsFunc(call.groups, func(g string) bool { return strings.HasSuffix(g, "-big") }) {
+					most = max(most, call.options)
+				}
 			}
 			assert.Equal(t, tc.maxOptions, most)
 			// least-waste takes a 2-CPU group in every zone, 2 pods per
@@ -92,10 +100,29 @@ func TestGroupsThatDifferOnlyByNameAreOneChooserOption(t *testing.T) {
 
 // A probe shared between the groups of one template class answers what a
 // fresh probe of each group answers, for pods of every kind the shapes
-// tell apart (a plain pod, a pod with a hostname spread, a pod with
-// required anti-affinity to its own kind).
+// tell apart. The twins small-3 are spot, the other groups on-demand. Pods
+// that read no label value (a plain pod, a pod with a hostname spread, a
+// pod with hostname anti-affinity to its own kind) share probes across
+// zones and capacity types; pods that read the zone (a node selector, a
+// node affinity, a zone anti-affinity term that a pod bound in zone a
+// matches) share them within a zone, across capacity types, and get
+// different answers by zone; a pod that selects spot nodes shares them
+// across zones.
 func TestProbesSharedByTemplateClassEqualFreshProbes(t *testing.T) {
 	in := twinCluster(t)
+	for _, g := range in.Groups {
+		capacity := "on-demand"
+		if strings.HasSuffix(g.NodeGroup.Id(), "small-3") {
+			capacity = "spot"
+		}
+		g.Template.Node().Labels["capacity"] = capacity
+	}
+	db := BuildTestNode("db-a", 4000, 8<<30)
+	db.Labels[apiv1.LabelTopologyZone] = "a"
+	dbPod := BuildTestPod("db-0", 100, 1<<20)
+	dbPod.Labels = map[string]string{"app": "db"}
+	require.NoError(t, in.Snapshot.AddNodeInfo(framework.NewTestNodeInfo(db, dbPod)))
+
 	plain := BuildTestPod("plain", 500, 1<<28)
 	spread := deployment("web", 1, 700)[0]
 	anti := BuildTestPod("anti", 300, 1<<28)
@@ -105,25 +132,105 @@ func TestProbesSharedByTemplateClassEqualFreshProbes(t *testing.T) {
 			LabelSelector: spread.Spec.TopologySpreadConstraints[0].LabelSelector, TopologyKey: apiv1.LabelHostname,
 		}},
 	}}
-	in.Pending = []*apiv1.Pod{plain, spread, anti}
-	in.Chooser, in.ChooserByShape = chain{waste.NewFilter()}, true
-	u, byID, templates, err := universe(in)
-	require.NoError(t, err)
-	c := casnapshot.New(in.Snapshot, templates, in.Framework)
-	r := newRanking(u.Groups, in, byID, templates, c, planner.NewPodFacts())
-	r.byShape = true
-	shared := 0
-	for _, pod := range in.Pending {
-		class := r.facts.ClassKey(pod)
-		for _, g := range u.Groups {
-			for _, limit := range []int{1, 3, 10} {
-				got := r.probe(class, pod, g, limit)
-				want := c.PodsPerNode(pod, g, limit, hostCap(pod, in.Defaults))
-				require.Equal(t, want, got, "pod %s group %s limit %d", pod.Name, g.Name, limit)
+	selected := BuildTestPod("selected", 500, 1<<28)
+	selected.Spec.NodeSelector = map[string]string{apiv1.LabelTopologyZone: "b"}
+	pinned := BuildTestPod("pinned", 500, 1<<28)
+	pinned.Spec.Affinity = &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{{
+			MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: apiv1.LabelTopologyZone, Operator: apiv1.NodeSelectorOpIn, Values: []string{"c"}}},
+		}}},
+	}}
+	awayFromDB := BuildTestPod("away", 500, 1<<28)
+	awayFromDB.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []apiv1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: apiv1.LabelTopologyZone,
+		}},
+	}}
+	spot := BuildTestPod("spot", 500, 1<<28)
+	spot.Spec.NodeSelector = map[string]string{"capacity": "spot"}
+	for _, tc := range []struct {
+		pod *apiv1.Pod
+		// probes is the number of probes the pod's shape takes over the
+		// 12 groups: one per class of groups its filters cannot tell
+		// apart (9 template classes with label values: 3 per zone).
+		probes int
+		// groups are the groups (zone-less names) that hold a copy of the
+		// pod, zones their zones.
+		groups, zones []string
+	}{
+		{plain, 2, []string{"small-1", "small-2", "small-3", "big"}, []string{"a", "b", "c"}},
+		{spread, 2, []string{"small-1", "small-2", "small-3", "big"}, []string{"a", "b", "c"}},
+		{anti, 2, []string{"small-1", "small-2", "small-3", "big"}, []string{"a", "b", "c"}},
+		{selected, 6, []string{"small-1", "small-2", "small-3", "big"}, []string{"b"}},
+		{pinned, 6, []string{"small-1", "small-2", "small-3", "big"}, []string{"c"}},
+		{awayFromDB, 6, []string{"small-1", "small-2", "small-3", "big"}, []string{"b", "c"}},
+		{spot, 3, []string{"small-3"}, []string{"a", "b", "c"}},
+	} {
+		t.Run(tc.pod.Name, func(t *testing.T) {
+			in := in
+			in.Pending = []*apiv1.Pod{tc.pod}
+			in.Chooser, in.ChooserByShape = chain{waste.NewFilter()}, true
+			u, byID, templates, err := universe(in)
+			require.NoError(t, err)
+			c := casnapshot.New(in.Snapshot, templates, in.Framework)
+			r := newRanking(u.Groups, in, byID, templates, c, planner.NewPodFacts())
+			r.byShape = true
+			class := r.facts.ClassKey(tc.pod)
+			groups, zones := map[string]bool{}, map[string]bool{}
+			for _, g := range u.Groups {
+				for _, limit := range []int{1, 3, 10} {
+					got := r.probe(class, tc.pod, g, limit)
+					want := c.PodsPerNode(tc.pod, g, limit, hostCap(tc.pod, in.Defaults))
+					require.Equal(t, want, got, "group %s limit %d", g.Name, limit)
+					if got > 0 {
+						groups[g.Name[2:]] = true
+						zones[g.Template.Labels[apiv1.LabelTopologyZone]] = true
+					}
+				}
 			}
-		}
-		shared++
+			assert.Equal(t, tc.probes, len(r.shapeProbes))
+			assert.ElementsMatch(t, tc.groups, slices.Collect(maps.Keys(groups)))
+			assert.ElementsMatch(t, tc.zones, slices.Collect(maps.Keys(zones)))
+		})
 	}
-	assert.Equal(t, 3, shared)
-	assert.Less(t, len(r.shapeProbes), 3*len(u.Groups), "twins share probes")
+}
+
+// An instance type's groups in several zones are one option where the
+// pods' domain is the whole cluster (a hostname spread alone), and the
+// Chooser orders them among themselves: with a Chooser whose ties go to
+// the option offered last, the pods go to the last small group of the
+// last zone, not to the smallest id of the first.
+func TestInstanceTypeAcrossZonesIsOneOptionOrderedByTheChooser(t *testing.T) {
+	in := twinCluster(t)
+	in.Pending = deployment("web", 6, 1500)
+	for _, p := range in.Pending {
+		p.Spec.TopologySpreadConstraints = p.Spec.TopologySpreadConstraints[1:] // hostname only
+	}
+	ch := &countingChooser{inner: lastOfChain{waste.NewFilter()}}
+	in.Chooser, in.ChooserByTemplate = ch, true
+	lp, err := PlanLoop(in)
+	require.NoError(t, err)
+	require.NotNil(t, lp)
+	require.Empty(t, lp.Plan().Unplaced)
+	assert.Equal(t, map[string]int{"c-small-3": 6}, newNodes(lp))
+	most := 0
+	for _, call := range ch.calls {
+		if slices.ContainsFunc(call.groups, func(g string) bool { return strings.HasSuffix(g, "-big") }) {
+			most = max(most, call.options)
+		}
+	}
+	assert.Equal(t, 2, most, "one small and one big option over the three zones")
+}
+
+// lastOfChain is chain, then the last option left.
+type lastOfChain chain
+
+func (c lastOfChain) BestOption(options []caexpander.Option, infos map[string]*framework.NodeInfo) *caexpander.Option {
+	for _, f := range c {
+		options = f.BestOptions(options, infos)
+	}
+	if len(options) == 0 {
+		return nil
+	}
+	return &options[len(options)-1]
 }

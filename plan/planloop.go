@@ -79,6 +79,11 @@ type LoopInputs struct {
 	ChooserByTemplate bool
 	// Preferences is how the plan treats soft placement terms ("": steer).
 	Preferences Preferences
+	// AddedNodeAffinity states that CA's scheduler profile adds a required
+	// node affinity to every pod (NodeAffinityArgs.AddedAffinity): every
+	// pod then may read any node label, and no probe is shared between
+	// groups whose templates differ in label values (see labelKeysRead).
+	AddedNodeAffinity bool
 	// Price is the price of one hour of a group's template node as the
 	// Chooser reads it, false when unknown; nil when the Chooser reads no
 	// price.

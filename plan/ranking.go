@@ -50,9 +50,11 @@ type ranking struct {
 	// template, each domain's groups are then ordered once.
 	byShape       bool
 	chooserShapes bool
-	shapeOrders   map[shapeOrderKey]int // index in orders
-	shapeProbes   map[shapeProbeKey]shapeProbe
-	shapes        map[planner.ClassKey]classShape
+	// profileReadsLabels: LoopInputs.AddedNodeAffinity.
+	profileReadsLabels bool
+	shapeOrders        map[shapeOrderKey]int // index in orders
+	shapeProbes        map[shapeProbeKey]shapeProbe
+	shapes             map[planner.ClassKey]classShape
 
 	// positionKey identifies each class's positions by the orders that
 	// set them; ranks are the ranks computed so far, by domain keys and
@@ -63,12 +65,16 @@ type ranking struct {
 	ranks  map[string]map[string]int
 
 	// templateClasses number the groups' templateClass (from 1; 0: a
-	// class of its own); optionClasses, set while
-	// LoopInputs.ChooserByTemplate holds, are their class and price:
-	// groups of one domain with the same option class are one option for
-	// the Chooser (see order), numbered from 1 (0: a class of its own).
-	templateClasses map[string]int
-	optionClasses   map[string]int
+	// class of its own), valueBlindClasses the same without label values,
+	// and keyClasses, by podShape.labelKeys, the value-blind class with
+	// the values of those keys (see probeClass).
+	// optionClasses, set while LoopInputs.ChooserByTemplate holds, number
+	// the option classes: groups of one domain with the same option class
+	// are one option for the Chooser (see order and optionClasses).
+	templateClasses   map[string]int
+	valueBlindClasses map[string]int
+	keyClasses        map[string]map[string]int
+	optionClasses     map[string]int
 }
 
 type perNodeKey struct {
@@ -85,7 +91,8 @@ type shapeOrderKey struct {
 }
 
 // shapeProbeKey identifies a podsPerNode probe: the pod's shape and the
-// group, or the group's template class (then group is empty).
+// group, or the group's class for the shape (probeClass; then group is
+// empty).
 type shapeProbeKey struct {
 	shape         podShape
 	group         string
@@ -103,10 +110,10 @@ type shapeProbe struct {
 func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *planner.PodFacts) *ranking {
 	r := &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
 		templates: templates, cluster: c, position: map[planner.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
-		chooserShapes: in.ChooserByShape, shapeOrders: map[shapeOrderKey]int{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
-		shapes: map[planner.ClassKey]classShape{}, positionKey: map[planner.ClassKey]string{}, ranks: map[string]map[string]int{}}
+		chooserShapes: in.ChooserByShape, profileReadsLabels: in.AddedNodeAffinity, shapeOrders: map[shapeOrderKey]int{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
+		shapes: map[planner.ClassKey]classShape{}, keyClasses: map[string]map[string]int{}, positionKey: map[planner.ClassKey]string{}, ranks: map[string]map[string]int{}}
 	if in.Chooser != nil {
-		r.templateClasses, r.optionClasses = optionClasses(groups, templates, in)
+		r.templateClasses, r.valueBlindClasses, r.optionClasses = optionClasses(groups, templates, byID, in)
 	}
 	return r
 }
@@ -283,8 +290,9 @@ func (r *ranking) probe(class planner.ClassKey, exemplar *apiv1.Pod, g *topology
 		limit = min(limit, shape.hostCap)
 	}
 	key := shapeProbeKey{shape: shape, group: g.Name}
-	if tc := r.templateClasses[g.Name]; tc > 0 && !shape.namesNodes {
-		// Groups of one template class hold the same number of copies.
+	if tc := r.probeClass(shape.labelKeys, g.Name); tc > 0 && !shape.namesNodes {
+		// Groups of one class hold the same number of copies. A shape
+		// uses one numbering, so numberings never collide.
 		key.group, key.templateClass = "", tc
 	}
 	if p, ok := r.shapeProbes[key]; ok && (p.per < p.limit || limit <= p.limit) {
@@ -293,6 +301,40 @@ func (r *ranking) probe(class planner.ClassKey, exemplar *apiv1.Pod, g *topology
 	per := r.cluster.PodsPerNode(exemplar, g, limit, shape.hostCap)
 	r.shapeProbes[key] = shapeProbe{per: per, limit: limit}
 	return per
+}
+
+// probeClass numbers the groups whose next nodes give the same verdicts to
+// a pod that reads the values of labelKeys (podShape.labelKeys) and no
+// other label's: the same template class without label values, and the
+// same values of those keys. A pod that may read any label value gets the
+// template class with values; 0: the group's own class.
+func (r *ranking) probeClass(labelKeys string, group string) int {
+	switch labelKeys {
+	case "":
+		return r.valueBlindClasses[group]
+	case allLabelKeys:
+		return r.templateClasses[group]
+	}
+	classes, ok := r.keyClasses[labelKeys]
+	if !ok {
+		keys := strings.Split(labelKeys, "\x00")
+		n := number(len(r.groups))
+		for _, g := range r.groups {
+			vb := r.valueBlindClasses[g.Name]
+			if vb == 0 {
+				continue
+			}
+			class := strconv.Itoa(vb)
+			for _, k := range keys {
+				v, ok := g.Template.Labels[k]
+				class += "\x00" + strconv.FormatBool(ok) + v
+			}
+			n.add(g.Name, class)
+		}
+		classes = n.of
+		r.keyClasses[labelKeys] = classes
+	}
+	return classes[group]
 }
 
 // classShape is shapeOf the class's exemplar, computed once per class.

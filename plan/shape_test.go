@@ -32,12 +32,14 @@ type countingChooser struct {
 type chooserCall struct {
 	options int
 	apps    []string
+	groups  []string
 }
 
 func (c *countingChooser) BestOption(options []caexpander.Option, infos map[string]*framework.NodeInfo) *caexpander.Option {
 	call := chooserCall{options: len(options)}
 	seen := map[string]bool{}
 	for _, o := range options {
+		call.groups = append(call.groups, o.NodeGroup.Id())
 		for _, p := range o.Pods {
 			if app := p.Labels["app"]; !seen[app] {
 				seen[app] = true
@@ -331,6 +333,76 @@ func TestShapeOf(t *testing.T) {
 	c, _ := r.shapeOf(podAffine("app2", 0))
 	assert.Equal(t, a, b, "affine pods with the same labels and spec share a shape")
 	assert.NotEqual(t, a.spec, c.spec, "the selector is in the spec")
+}
+
+// labelKeysRead names the label keys whose values a pod's filters read on
+// a new node, and says "all" where it cannot name them.
+func TestLabelKeysRead(t *testing.T) {
+	term := func(key string) []apiv1.PodAffinityTerm {
+		return []apiv1.PodAffinityTerm{{TopologyKey: key,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}
+	}
+	with := func(edit func(*apiv1.Pod)) *apiv1.Pod {
+		p := BuildTestPod("p", 500, 1<<28)
+		edit(p)
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		pod  *apiv1.Pod
+		keys []string
+		all  bool
+	}{
+		{"a plain pod", with(func(*apiv1.Pod) {}), nil, false},
+		{"a spread is left to the hostname cap", deployment("web", 1, 500)[0], nil, false},
+		{"a node selector", with(func(p *apiv1.Pod) {
+			p.Spec.NodeSelector = map[string]string{"pool": "a", apiv1.LabelTopologyZone: "b"}
+		}), []string{"pool", apiv1.LabelTopologyZone}, false},
+		{"a required node affinity", with(func(p *apiv1.Pod) {
+			p.Spec.Affinity = &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{
+					{MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: "gpu", Operator: apiv1.NodeSelectorOpExists}}},
+					{MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: "arch", Operator: apiv1.NodeSelectorOpIn, Values: []string{"arm64"}}}},
+				}},
+			}}
+		}), []string{"arch", "gpu"}, false},
+		{"a zone pod affinity and a rack anti-affinity", with(func(p *apiv1.Pod) {
+			p.Spec.Affinity = &apiv1.Affinity{
+				PodAffinity:     &apiv1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: term(apiv1.LabelTopologyZone)},
+				PodAntiAffinity: &apiv1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: term("rack")},
+			}
+		}), []string{"rack", apiv1.LabelTopologyZone}, false},
+		{"a hostname anti-affinity counts one node's pods", with(func(p *apiv1.Pod) {
+			p.Spec.Affinity = &apiv1.Affinity{PodAntiAffinity: &apiv1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: term(apiv1.LabelHostname)}}
+		}), nil, false},
+		{"volumes no volume filter checks", with(func(p *apiv1.Pod) {
+			p.Spec.Volumes = []apiv1.Volume{
+				{Name: "token", VolumeSource: apiv1.VolumeSource{Projected: &apiv1.ProjectedVolumeSource{}}},
+				{Name: "config", VolumeSource: apiv1.VolumeSource{ConfigMap: &apiv1.ConfigMapVolumeSource{}}},
+				{Name: "scratch", VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}},
+			}
+		}), nil, false},
+		{"a claim's volume", with(func(p *apiv1.Pod) {
+			p.Spec.Volumes = []apiv1.Volume{{Name: "data", VolumeSource: apiv1.VolumeSource{
+				PersistentVolumeClaim: &apiv1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+		}), nil, true},
+		{"an ephemeral volume", with(func(p *apiv1.Pod) {
+			p.Spec.Volumes = []apiv1.Volume{{Name: "data", VolumeSource: apiv1.VolumeSource{
+				Ephemeral: &apiv1.EphemeralVolumeSource{}}}}
+		}), nil, true},
+		{"a resource claim", with(func(p *apiv1.Pod) {
+			p.Spec.ResourceClaims = []apiv1.PodResourceClaim{{Name: "gpu"}}
+		}), nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keys, all := labelKeysRead(tc.pod)
+			assert.Equal(t, tc.all, all)
+			if !tc.all {
+				assert.ElementsMatch(t, tc.keys, keys)
+			}
+		})
+	}
 }
 
 func TestHostCap(t *testing.T) {

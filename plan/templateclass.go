@@ -21,7 +21,14 @@ import (
 // pod names a node (a required node affinity term with matchFields, which
 // reads metadata.name): such pods never share a probe across groups (see
 // namesNodes). "" when the template cannot be encoded.
-func templateClass(t *framework.NodeInfo) string {
+//
+// Without labelValues, the node's label values are left out too (its label
+// keys stay): the groups of one instance type in several zones, or spot and
+// on-demand, are then one class. Their next nodes differ only in label
+// values, which a filter reads only for a pod that reads them (see
+// labelKeysRead); a DaemonSet pod's term, whose topology value on its own
+// node is that node's whatever it is, reads only the keys.
+func templateClass(t *framework.NodeInfo, labelValues bool) string {
 	if t == nil || t.Node() == nil {
 		return ""
 	}
@@ -30,6 +37,11 @@ func templateClass(t *framework.NodeInfo) string {
 	node.ObjectMeta = metav1.ObjectMeta{Labels: node.Labels, Annotations: node.Annotations}
 	node.Spec.ProviderID = ""
 	delete(node.Labels, apiv1.LabelHostname)
+	if !labelValues {
+		for k := range node.Labels {
+			node.Labels[k] = ""
+		}
+	}
 	if !writeMarshaled(h, node.Marshal) {
 		return ""
 	}

@@ -202,6 +202,7 @@ func (o *Orchestrator) plan(pods []*apiv1.Pod, nodes []*apiv1.Node, nodeInfos ma
 		ChooserByShape:     rec.chooserByShape,
 		ChooserByTemplate:  o.traits.byTemplate,
 		Price:              o.price(),
+		AddedNodeAffinity:  addsNodeAffinity(o.ctx.SchedulerConfig),
 		Framework:          o.ctx.FrameworkHandle,
 	})
 	if err != nil || lp == nil {

@@ -171,7 +171,11 @@ func TestMostPodsPrefersTheGroupThatTakesTheWholeShare(t *testing.T) {
 func TestMixedPendingPodsTakeOneLoop(t *testing.T) {
 	// Zones a and b have one full 4-CPU node each, zone c's group is empty;
 	// six zone-spread replicas of 3 CPU and ten plain 1-CPU pods are
-	// pending together. One scale-up makes all of them schedulable.
+	// pending together. One scale-up makes all of them schedulable, on the
+	// fewest nodes: six for the replicas, whose nodes and the two existing
+	// ones keep 8 CPUs for the plain pods, and one for the last two. Which
+	// zone gets the eighth replica is kube-scheduler's pick: the plain pods'
+	// node may go to any zone (the three groups are one option).
 	s := sim.Scenario{NodeGroupOf: map[string]string{}}
 	spread := workload{app: "web", milliCPU: 3000, spread: 1, action: apiv1.DoNotSchedule}
 	plain := workload{app: "batch", milliCPU: 1000}
@@ -198,7 +202,8 @@ func TestMixedPendingPodsTakeOneLoop(t *testing.T) {
 	res := runSpreadscale(t, s, "topology-spread,least-waste")
 	expect.ScaleUpLoops(t, res, 1)
 	expect.AllBound(t, res)
-	expect.Skew(t, res, metav1.NamespaceDefault, web, zoneKey).Equals(map[string]int{"a": 3, "b": 3, "c": 2})
+	expect.Skew(t, res, metav1.NamespaceDefault, web, zoneKey).AtMost(1)
+	assert.Len(t, res.Nodes, 2+7)
 	stock, err := sim.Run(context.Background(), s, sim.Config{Expander: "least-waste", Seed: 1})
 	require.NoError(t, err)
 	t.Logf("mixed case: spreadscale %d loop(s), %d nodes; stock %d loops, %d nodes",
