@@ -42,7 +42,9 @@ type ranking struct {
 
 	// position of each group inside its domain, per class (from choose).
 	position map[planner.ClassKey]map[string]int
-	perNode  map[perNodeKey]int
+	// perNode is the pods per node of each class's option on each group
+	// (from option), by class, then group.
+	perNode map[planner.ClassKey]map[string]int
 
 	// byShape is set while choose may share probes and orders between
 	// classes of the same podShape (LoopInputs.ChooserByShape; shapeOf
@@ -55,6 +57,9 @@ type ranking struct {
 	shapeOrders        map[shapeOrderKey]int // index in orders
 	shapeProbes        map[shapeProbeKey]shapeProbe
 	shapes             map[planner.ClassKey]classShape
+	// shapeIDs number the shapes from 1, so that the keys above hash an
+	// int, not a pod spec.
+	shapeIDs map[podShape]int
 
 	// positionKey identifies each class's positions by the orders that
 	// set them; ranks are the ranks computed so far, by domain keys and
@@ -77,15 +82,10 @@ type ranking struct {
 	optionClasses     map[string]int
 }
 
-type perNodeKey struct {
-	class planner.ClassKey
-	group string
-}
-
 // shapeOrderKey identifies a domain's order for a share: the pods' shape,
 // the domain (its keys and values) and the share's size.
 type shapeOrderKey struct {
-	shape        podShape
+	shape        int // shapeIDs
 	keys, domain string
 	share        int
 }
@@ -94,7 +94,7 @@ type shapeOrderKey struct {
 // group, or the group's class for the shape (probeClass; then group is
 // empty).
 type shapeProbeKey struct {
-	shape         podShape
+	shape         int // shapeIDs
 	group         string
 	templateClass int
 }
@@ -109,9 +109,9 @@ type shapeProbe struct {
 
 func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *planner.PodFacts) *ranking {
 	r := &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
-		templates: templates, cluster: c, position: map[planner.ClassKey]map[string]int{}, perNode: map[perNodeKey]int{},
+		templates: templates, cluster: c, position: map[planner.ClassKey]map[string]int{}, perNode: map[planner.ClassKey]map[string]int{},
 		chooserShapes: in.ChooserByShape, profileReadsLabels: in.AddedNodeAffinity, shapeOrders: map[shapeOrderKey]int{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
-		shapes: map[planner.ClassKey]classShape{}, keyClasses: map[string]map[string]int{}, positionKey: map[planner.ClassKey]string{}, ranks: map[string]map[string]int{}}
+		shapes: map[planner.ClassKey]classShape{}, shapeIDs: map[podShape]int{}, keyClasses: map[string]map[string]int{}, positionKey: map[planner.ClassKey]string{}, ranks: map[string]map[string]int{}}
 	if in.Chooser != nil {
 		r.templateClasses, r.valueBlindClasses, r.optionClasses = optionClasses(groups, templates, byID, in)
 	}
@@ -210,7 +210,7 @@ func (r *ranking) choose(draft *planner.Plan) bool {
 	r.byShape = r.chooserShapes && len(classes) > 1
 	for _, class := range classes {
 		sh := shares[class]
-		shape, shaped := r.classShape(class, sh.exemplar)
+		cs := r.classShape(class, sh.exemplar)
 		domains := make([]string, 0, len(sh.pods))
 		for d := range sh.pods {
 			domains = append(domains, d)
@@ -232,8 +232,8 @@ func (r *ranking) choose(draft *planner.Plan) bool {
 				r.position[class] = map[string]int{}
 			}
 			var order int
-			key := shapeOrderKey{shape: shape, keys: strings.Join(sh.keys, "\x00"), domain: d, share: len(pods)}
-			uniform := shaped && r.sameShape(pods, sh.exemplar)
+			key := shapeOrderKey{shape: cs.id, keys: strings.Join(sh.keys, "\x00"), domain: d, share: len(pods)}
+			uniform := cs.ok && r.sameShape(pods, sh.exemplar)
 			if cached, ok := r.shapeOrders[key]; uniform && ok {
 				order = cached
 			} else {
@@ -262,11 +262,15 @@ func (r *ranking) option(class planner.ClassKey, exemplar *apiv1.Pod, g *topolog
 	if room <= 0 {
 		return caexpander.Option{}, false
 	}
-	key := perNodeKey{class: class, group: g.Name}
-	per, ok := r.perNode[key]
+	perNode := r.perNode[class]
+	if perNode == nil {
+		perNode = map[string]int{}
+		r.perNode[class] = perNode
+	}
+	per, ok := perNode[g.Name]
 	if !ok {
 		per = r.probe(class, exemplar, g, len(share))
-		r.perNode[key] = per
+		perNode[g.Name] = per
 	}
 	if per == 0 {
 		return caexpander.Option{}, false
@@ -282,14 +286,15 @@ func (r *ranking) option(class planner.ClassKey, exemplar *apiv1.Pod, g *topolog
 // probe is podsPerNode for the exemplar, shared between pods of the same
 // shape while byShape holds.
 func (r *ranking) probe(class planner.ClassKey, exemplar *apiv1.Pod, g *topology.Group, limit int) int {
-	shape, shaped := r.classShape(class, exemplar)
-	if !shaped {
+	cs := r.classShape(class, exemplar)
+	if !cs.ok {
 		return r.cluster.PodsPerNode(exemplar, g, limit, hostCap(exemplar, r.defaults))
 	}
+	shape := cs.shape
 	if shape.hostCap >= 0 {
 		limit = min(limit, shape.hostCap)
 	}
-	key := shapeProbeKey{shape: shape, group: g.Name}
+	key := shapeProbeKey{shape: cs.id, group: g.Name}
 	if tc := r.probeClass(shape.labelKeys, g.Name); tc > 0 && !shape.namesNodes {
 		// Groups of one class hold the same number of copies. A shape
 		// uses one numbering, so numberings never collide.
@@ -337,21 +342,30 @@ func (r *ranking) probeClass(labelKeys string, group string) int {
 	return classes[group]
 }
 
-// classShape is shapeOf the class's exemplar, computed once per class.
-func (r *ranking) classShape(class planner.ClassKey, exemplar *apiv1.Pod) (podShape, bool) {
+// classShape is shapeOf the class's exemplar, computed once per class,
+// with its number (shapeIDs).
+func (r *ranking) classShape(class planner.ClassKey, exemplar *apiv1.Pod) classShape {
 	if !r.byShape {
-		return podShape{}, false
+		return classShape{}
 	}
 	if cs, ok := r.shapes[class]; ok {
-		return cs.shape, cs.ok
+		return cs
 	}
-	shape, ok := r.shapeOf(exemplar)
-	r.shapes[class] = classShape{shape: shape, ok: ok}
-	return shape, ok
+	cs := classShape{}
+	cs.shape, cs.ok = r.shapeOf(exemplar)
+	if cs.ok {
+		if cs.id = r.shapeIDs[cs.shape]; cs.id == 0 {
+			cs.id = len(r.shapeIDs) + 1
+			r.shapeIDs[cs.shape] = cs.id
+		}
+	}
+	r.shapes[class] = cs
+	return cs
 }
 
 type classShape struct {
 	shape podShape
+	id    int
 	ok    bool
 }
 
