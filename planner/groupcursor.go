@@ -21,14 +21,22 @@ func (p *planner) groupsByDomain(c *class) [][]*groupState {
 		return cm.groupDomains.domains
 	}
 	partition := p.memo.groupPartition(topology.DomainKeys(c.spread), p.groups)
+	// Each group's cost and rank, read once (by groupState.rank, its
+	// index), not once per comparison.
+	type sortKey struct{ cost, rank int }
+	keys := make([]sortKey, len(p.groups))
+	for _, g := range p.groups {
+		keys[g.rank] = sortKey{newNodeCost(g), c.groupRank(g)}
+	}
 	domains := make([][]*groupState, len(partition))
 	for i, d := range partition {
 		domains[i] = slices.Clone(d)
 		slices.SortStableFunc(domains[i], func(a, b *groupState) int {
-			if ca, cb := newNodeCost(a), newNodeCost(b); ca != cb {
-				return ca - cb
+			ka, kb := keys[a.rank], keys[b.rank]
+			if ka.cost != kb.cost {
+				return ka.cost - kb.cost
 			}
-			return c.groupRank(a) - c.groupRank(b)
+			return ka.rank - kb.rank
 		})
 	}
 	cm.groupDomains = &groupDomains{domains: domains, costsAt: p.memo.costs}
