@@ -295,16 +295,19 @@ Reading the race.
   where Karpenter packs the pods onto larger ones: every node's reserved CPU and memory and its
   unfilled room are paid for, which is the gap to the lower bound.
 - *Time* (the profiles below: every goroutine of the decision, CA's parallel checks included).
-  At 200 groups about half of the decision is the Chooser's orders: the expander chain runs per
-  pod shape and domain over every option, and each template class is probed once per pod shape.
-  Groups that differ only by name are one option, but the race's groups all differ, and its pods
-  have hundreds of shapes (5 CPU and 6 memory requests, drawn labels, five kinds). The other half
-  is the two plans, a one-round draft that gives the Chooser its shares and the final plan
-  (re-planned while its final view improves), which check every placement with CA's scheduler
-  framework (InterPodAffinity's state kept per pod shape for the affine fifths). 10x Karpenter's
-  pods/s at 2,000 pods means about 0.7 s for the whole decision; each half alone takes more
-  now. At 2,000 groups the orders grow with the groups and are two thirds of the decision; at
-  5,000 pods, explaining the pods the cap leaves is a fifth of it.
+  At 200 groups the Chooser's orders are about a quarter of the decision: the expander chain runs
+  per pod shape and domain over every option, and the race's pods have hundreds of shapes (5 CPU
+  and 6 memory requests, drawn labels, five kinds). An instance type's groups in several zones, or
+  spot and on-demand at one price, are one option, and its pods-per-node probe is shared between
+  the groups a pod's filters cannot tell apart (the zone self-affinity fifth reads the zone, so
+  its probes are per zone). Half of the decision is the planner's rounds: a one-round draft that
+  gives the Chooser its shares, then the final plan's first round and its re-plan while the final
+  view improves, each checking every placement with CA's scheduler framework (InterPodAffinity's
+  state kept per pod shape for the affine fifths). 10x Karpenter's pods/s at 2,000 pods means
+  0.75–1 s for the whole decision, depending on Karpenter's run; the three rounds alone take
+  about 0.6 s. At 2,000 groups the orders grow with the groups and are two thirds of the
+  decision; at 5,000 pods the rounds are more than two thirds, and explaining the pods the cap leaves is
+  more than a quarter.
 `
 
 // writeStockNote says what stock CA did on the race inputs: one sample
