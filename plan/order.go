@@ -101,9 +101,9 @@ func (r *ranking) members(opts []caexpander.Option) []string {
 	return ids
 }
 
-// optionClasses returns each group's templateClass, with its label values
-// and without (see ranking.templateClasses), and, while in.ChooserByTemplate
-// holds, its option class: the template class without label values,
+// optionClasses returns each group's template classes (templateClasses),
+// with its label values and without (see ranking.templateClasses), and,
+// while in.ChooserByTemplate holds, its option class: the template class without label values,
 // whether the group exists and, when the Chooser reads prices, the price of
 // its template node. The expanders that read groups by their templates read
 // a template's labels only through the provider's price and the GPU label's
@@ -116,12 +116,11 @@ func optionClasses(groups []*topology.Group, templates map[string]*framework.Nod
 	exact, valueBlind, options := number(len(groups)), number(len(groups)), number(len(groups))
 	for _, g := range groups {
 		t := templates[g.Name]
-		tc := templateClass(t, true)
+		tc, blind := templateClasses(t)
 		if tc == "" {
 			continue
 		}
 		exact.add(g.Name, tc)
-		blind := templateClass(t, false)
 		valueBlind.add(g.Name, blind)
 		if !in.ChooserByTemplate {
 			continue

@@ -73,7 +73,7 @@ type LoopInputs struct {
 	// ChooserByTemplate states that the Chooser reads an option's group
 	// only through its template node and, when Price is set, the price of
 	// that node (every CA expander but priority and grpc): the groups of
-	// one domain with the same templateClass and price then give it
+	// one domain with the same template class (templateClasses) and price then give it
 	// options it cannot tell apart, and it is asked about one of them
 	// (see ranking.order).
 	ChooserByTemplate bool

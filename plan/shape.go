@@ -30,7 +30,7 @@ type podShape struct {
 	labels    string
 	hostCap   int
 	// namesNodes: the pod's node affinity reads node names, which tells
-	// the groups of one template class apart (see templateClass).
+	// the groups of one template class apart (see templateClasses).
 	namesNodes bool
 	// labelKeys are the label keys whose values a filter reads on a new
 	// node for the pod (labelKeysRead), joined; allLabelKeys when it may

@@ -5,13 +5,16 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+	"maps"
+	"slices"
+	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 )
 
-// templateClass identifies the node groups whose templates a scheduler
+// A template class identifies the node groups whose templates a scheduler
 // filter cannot tell apart: the template node, its pods (DaemonSet pods)
 // and its node-local resource slices, keeping of their metadata only the
 // labels, annotations, namespaces and owners, and leaving out the hostname
@@ -22,35 +25,35 @@ import (
 // reads metadata.name): such pods never share a probe across groups (see
 // namesNodes). "" when the template cannot be encoded.
 //
-// Without labelValues, the node's label values are left out too (its label
-// keys stay): the groups of one instance type in several zones, or spot and
-// on-demand, are then one class. Their next nodes differ only in label
+// templateClasses returns that class (exact) and the class without the
+// node's label values (valueBlind; its label keys stay): the groups of one
+// instance type in several zones, or spot and on-demand, are then one class. Their next nodes differ only in label
 // values, which a filter reads only for a pod that reads them (see
 // labelKeysRead); a DaemonSet pod's term, whose topology value on its own
 // node is that node's whatever it is, reads only the keys.
-func templateClass(t *framework.NodeInfo, labelValues bool) string {
+func templateClasses(t *framework.NodeInfo) (exact, valueBlind string) {
 	if t == nil || t.Node() == nil {
-		return ""
+		return "", ""
 	}
 	h := sha256.New()
 	node := t.Node().DeepCopy()
 	node.ObjectMeta = metav1.ObjectMeta{Labels: node.Labels, Annotations: node.Annotations}
 	node.Spec.ProviderID = ""
 	delete(node.Labels, apiv1.LabelHostname)
-	if !labelValues {
-		for k := range node.Labels {
-			node.Labels[k] = ""
-		}
+	values := make([]string, 0, 2*len(node.Labels))
+	for _, k := range slices.Sorted(maps.Keys(node.Labels)) {
+		values = append(values, k, node.Labels[k])
+		node.Labels[k] = ""
 	}
 	if !writeMarshaled(h, node.Marshal) {
-		return ""
+		return "", ""
 	}
 	for _, pi := range t.Pods() {
 		pod := pi.Pod.DeepCopy()
 		pod.ObjectMeta = metav1.ObjectMeta{Namespace: pod.Namespace, Labels: pod.Labels, Annotations: pod.Annotations, OwnerReferences: pod.OwnerReferences}
 		pod.Spec.NodeName = ""
 		if !writeMarshaled(h, pod.Marshal) {
-			return ""
+			return "", ""
 		}
 	}
 	for _, s := range t.LocalResourceSlices {
@@ -58,10 +61,11 @@ func templateClass(t *framework.NodeInfo, labelValues bool) string {
 		slice.ObjectMeta = metav1.ObjectMeta{Labels: slice.Labels, Annotations: slice.Annotations}
 		slice.Spec.NodeName = ""
 		if !writeMarshaled(h, slice.Marshal) {
-			return ""
+			return "", ""
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	valueBlind = hex.EncodeToString(h.Sum(nil))
+	return valueBlind + "\x00" + strings.Join(values, "\x00"), valueBlind
 }
 
 // writeMarshaled writes the encoding marshal returns, with its length, to
