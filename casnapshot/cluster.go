@@ -14,6 +14,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -34,8 +35,9 @@ import (
 type Cluster struct {
 	snap      clustersnapshot.ClusterSnapshot
 	templates map[string]*framework.NodeInfo
-	// copies holds the filtered copy of each pod checked so far.
-	copies map[*apiv1.Pod]*apiv1.Pod
+	// copies holds the filtered copy of each pod checked so far, with its
+	// PodInfo once a probe needed it (see filteredInfo).
+	copies map[*apiv1.Pod]*filteredPod
 	// deferred are bound pods not added to snap yet.
 	deferred deferredPods
 	// oneNodes are the one-node snapshots node-local pods are checked on (nil:
@@ -75,16 +77,43 @@ var placeholderSpread = []apiv1.TopologySpreadConstraint{{
 }}
 
 // filtered returns WithoutSpreadFilter(pod), one copy per pod.
-func (c *Cluster) filtered(pod *apiv1.Pod) *apiv1.Pod {
-	if cp, ok := c.copies[pod]; ok {
-		return cp
+func (c *Cluster) filtered(pod *apiv1.Pod) *apiv1.Pod { return c.filteredPod(pod).pod }
+
+// filteredPod is a pod's filtered copy and, built on first use, the
+// scheduler's PodInfo of that copy.
+type filteredPod struct {
+	pod  *apiv1.Pod
+	info *schedulerframework.PodInfo
+}
+
+func (c *Cluster) filteredPod(pod *apiv1.Pod) *filteredPod {
+	if fp, ok := c.copies[pod]; ok {
+		return fp
 	}
-	cp := WithoutSpreadFilter(pod)
+	fp := &filteredPod{pod: WithoutSpreadFilter(pod)}
 	if c.copies == nil {
-		c.copies = map[*apiv1.Pod]*apiv1.Pod{}
+		c.copies = map[*apiv1.Pod]*filteredPod{}
 	}
-	c.copies[pod] = cp
-	return cp
+	c.copies[pod] = fp
+	return fp
+}
+
+// filteredInfo returns the PodInfo of filtered(pod), built once per pod
+// with its requests already computed: the PodInfo caches them when a node
+// first adds it, so every probe's copies of the pod share one computation,
+// as kube-scheduler's node snapshots share the PodInfos of their pods.
+// Neither the pod nor its filtered copy changes while the Cluster lives.
+func (c *Cluster) filteredInfo(pod *apiv1.Pod) (*schedulerframework.PodInfo, error) {
+	fp := c.filteredPod(pod)
+	if fp.info == nil {
+		info, err := schedulerframework.NewPodInfo(fp.pod)
+		if err != nil {
+			return nil, err
+		}
+		schedulerframework.NewNodeInfo().AddPodInfo(info) // computes and caches its requests
+		fp.info = info
+	}
+	return fp.info, nil
 }
 
 // WithoutSpreadFilter returns the pod the scheduler filters check in place

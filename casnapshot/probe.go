@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
-	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -68,7 +67,7 @@ func (c *Cluster) PodsPerNode(pod *apiv1.Pod, g *topology.Group, limit, hostCap 
 // state cannot follow the scratch node's pods (preFilters.stateOf).
 func (c *Cluster) probeScratch(pre *preFilters, pod *apiv1.Pod, probe *framework.NodeInfo, limit int) (int, bool) {
 	base := c.filtered(pod)
-	info, err := schedulerframework.NewPodInfo(base)
+	info, err := c.filteredInfo(pod)
 	if err != nil {
 		return 0, false
 	}

@@ -40,8 +40,10 @@ type ranking struct {
 	cluster    *casnapshot.Cluster
 	facts      *planner.PodFacts
 
-	// position of each group inside its domain, per class (from choose).
-	position map[planner.ClassKey]map[string]int
+	// applied are the orders (indices in orders) that choose applied to
+	// each class, one per domain with a choice, in domain order: a group's
+	// position inside its domain is its index in its domain's order.
+	applied map[planner.ClassKey][]int
 	// perNode is the pods per node of each class's option on each group
 	// (from option), by class, then group.
 	perNode map[planner.ClassKey]map[string]int
@@ -61,13 +63,13 @@ type ranking struct {
 	// int, not a pod spec.
 	shapeIDs map[podShape]int
 
-	// positionKey identifies each class's positions by the orders that
-	// set them; ranks are the ranks computed so far, by domain keys and
-	// position key: classes with the same ones share a rank.
-	positionKey map[planner.ClassKey]string
-	// orders are the orders computed, each identified by its index.
+	// orders are the orders computed, each identified by its index;
+	// ranks are the ranks computed so far, by domain keys and applied
+	// orders: classes with the same ones share a rank.
 	orders [][]string
 	ranks  map[string]map[string]int
+	// byDomain are domainGroups, by joined domain keys.
+	byDomain map[string]map[string][]*topology.Group
 
 	// templateClasses number the groups' templateClass (from 1; 0: a
 	// class of its own), valueBlindClasses the same without label values,
@@ -109,9 +111,10 @@ type shapeProbe struct {
 
 func newRanking(groups []*topology.Group, in LoopInputs, byID map[string]cloudprovider.NodeGroup, templates map[string]*framework.NodeInfo, c *casnapshot.Cluster, facts *planner.PodFacts) *ranking {
 	r := &ranking{groups: groups, defaults: in.Defaults, chooser: in.Chooser, nodeGroups: byID, facts: facts,
-		templates: templates, cluster: c, position: map[planner.ClassKey]map[string]int{}, perNode: map[planner.ClassKey]map[string]int{},
+		templates: templates, cluster: c, applied: map[planner.ClassKey][]int{}, perNode: map[planner.ClassKey]map[string]int{},
 		chooserShapes: in.ChooserByShape, profileReadsLabels: in.AddedNodeAffinity, shapeOrders: map[shapeOrderKey]int{}, shapeProbes: map[shapeProbeKey]shapeProbe{},
-		shapes: map[planner.ClassKey]classShape{}, shapeIDs: map[podShape]int{}, keyClasses: map[string]map[string]int{}, positionKey: map[planner.ClassKey]string{}, ranks: map[string]map[string]int{}}
+		shapes: map[planner.ClassKey]classShape{}, shapeIDs: map[podShape]int{}, keyClasses: map[string]map[string]int{}, ranks: map[string]map[string]int{},
+		byDomain: map[string]map[string][]*topology.Group{}}
 	if in.Chooser != nil {
 		r.templateClasses, r.valueBlindClasses, r.optionClasses = optionClasses(groups, templates, byID, in)
 	}
@@ -140,11 +143,23 @@ func domainOf(labels map[string]string, keys []string) (string, bool) {
 // planner only reads it.
 func (r *ranking) rank(pod *apiv1.Pod) map[string]int {
 	keys := r.domainKeys(pod)
-	class := r.facts.ClassKey(pod)
-	pos := r.position[class]
-	key := strings.Join(keys, "\x00") + "\x01" + r.positionKey[class]
+	applied := r.applied[r.facts.ClassKey(pod)]
+	var b strings.Builder
+	b.WriteString(strings.Join(keys, "\x00"))
+	b.WriteByte('\x01')
+	for _, o := range applied {
+		b.WriteString(strconv.Itoa(o))
+		b.WriteByte(',')
+	}
+	key := b.String()
 	if out, ok := r.ranks[key]; ok {
 		return out
+	}
+	pos := map[string]int{}
+	for _, o := range applied {
+		for i, id := range r.orders[o] {
+			pos[id] = i
+		}
 	}
 	type entry struct {
 		id, domain string
@@ -218,19 +233,11 @@ func (r *ranking) choose(draft *planner.Plan) bool {
 		sort.Strings(domains) // the Chooser may draw random numbers: a fixed order
 		for _, d := range domains {
 			pods := sh.pods[d]
-			var candidates []*topology.Group
-			for _, g := range r.groups {
-				if gd, ok := domainOf(g.Template.Labels, sh.keys); ok && gd == d {
-					candidates = append(candidates, g)
-				}
-			}
+			candidates := r.domainGroups(sh.keys)[d]
 			if len(candidates) < 2 {
 				continue
 			}
 			chose = true
-			if r.position[class] == nil {
-				r.position[class] = map[string]int{}
-			}
 			var order int
 			key := shapeOrderKey{shape: cs.id, keys: strings.Join(sh.keys, "\x00"), domain: d, share: len(pods)}
 			uniform := cs.ok && r.sameShape(pods, sh.exemplar)
@@ -243,15 +250,27 @@ func (r *ranking) choose(draft *planner.Plan) bool {
 					r.shapeOrders[key] = order
 				}
 			}
-			for i, id := range r.orders[order] {
-				r.position[class][id] = i
-			}
-			// The positions are those of the orders applied, in domain
-			// order: classes that share the orders share the key.
-			r.positionKey[class] += strconv.Itoa(order) + ","
+			r.applied[class] = append(r.applied[class], order)
 		}
 	}
 	return chose
+}
+
+// domainGroups returns the groups of each domain of keys, in group order,
+// computed once per keys.
+func (r *ranking) domainGroups(keys []string) map[string][]*topology.Group {
+	joined := strings.Join(keys, "\x00")
+	if byDomain, ok := r.byDomain[joined]; ok {
+		return byDomain
+	}
+	byDomain := map[string][]*topology.Group{}
+	for _, g := range r.groups {
+		if d, ok := domainOf(g.Template.Labels, keys); ok {
+			byDomain[d] = append(byDomain[d], g)
+		}
+	}
+	r.byDomain[joined] = byDomain
+	return byDomain
 }
 
 // option is the expansion option CA would build for group g and the share:
