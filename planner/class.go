@@ -19,8 +19,7 @@ type class struct {
 	exemplar *v1.Pod         // the class's first pod
 	placed   []placedPod
 	err      error
-	rank     map[string]int // Request.Rank (nil: Universe order)
-	groups   int            // number of groups, added to the ranks rank leaves out
+	rank     []int // Request.Rank by groupState.rank (nil: Universe order)
 	shares   *classShares
 }
 
@@ -29,10 +28,7 @@ func (c *class) groupRank(g *groupState) int {
 	if c.rank == nil {
 		return g.rank
 	}
-	if r, ok := c.rank[g.Name]; ok {
-		return r
-	}
-	return c.groups + g.rank
+	return c.rank[g.rank]
 }
 
 // ClassKey identifies a pod class: pods with the same key share their spread
@@ -75,11 +71,11 @@ func (p *planner) classOf(pod *v1.Pod) *class {
 	if c, ok := p.classes[key]; ok {
 		return c
 	}
-	c := &class{failed: map[string]bool{}, groups: len(p.groups), exemplar: pod}
+	c := &class{failed: map[string]bool{}, exemplar: pod}
 	p.classes[key] = c
 	p.classList = append(p.classList, c)
 	if p.req.Rank != nil {
-		c.rank = p.req.Rank(pod)
+		c.rank = p.memo.rankOf(p.req.Rank(pod), p.groups)
 	}
 	s, err := topology.NewSpread(pod, p.req.Defaults)
 	if err != nil {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/spreadscale/spreadscale/topology"
 )
@@ -14,25 +15,35 @@ type groupDomains struct {
 	costsAt int
 }
 
-// groupsByDomain returns c's groups by domain for the current costs.
+// groupsByDomain returns c's groups by domain for the current costs,
+// shared between the classes with the same rank slice and domain keys.
 func (p *planner) groupsByDomain(c *class) [][]*groupState {
 	cm := p.memo.class(c)
 	if cm.groupDomains != nil && cm.groupDomains.costsAt == p.memo.costs {
 		return cm.groupDomains.domains
 	}
-	partition := p.memo.groupPartition(topology.DomainKeys(c.spread), p.groups)
+	keys := topology.DomainKeys(c.spread)
+	shared := rankedKey{keys: strings.Join(keys, "\x00")}
+	if len(c.rank) > 0 {
+		shared.rank = &c.rank[0]
+	}
+	if gd := p.memo.ranked[shared]; gd != nil && gd.costsAt == p.memo.costs {
+		cm.groupDomains = gd
+		return gd.domains
+	}
+	partition := p.memo.groupPartition(keys, p.groups)
 	// Each group's cost and rank, read once (by groupState.rank, its
 	// index), not once per comparison.
 	type sortKey struct{ cost, rank int }
-	keys := make([]sortKey, len(p.groups))
+	sortKeys := make([]sortKey, len(p.groups))
 	for _, g := range p.groups {
-		keys[g.rank] = sortKey{newNodeCost(g), c.groupRank(g)}
+		sortKeys[g.rank] = sortKey{newNodeCost(g), c.groupRank(g)}
 	}
 	domains := make([][]*groupState, len(partition))
 	for i, d := range partition {
 		domains[i] = slices.Clone(d)
 		slices.SortStableFunc(domains[i], func(a, b *groupState) int {
-			ka, kb := keys[a.rank], keys[b.rank]
+			ka, kb := sortKeys[a.rank], sortKeys[b.rank]
 			if ka.cost != kb.cost {
 				return ka.cost - kb.cost
 			}
@@ -40,6 +51,7 @@ func (p *planner) groupsByDomain(c *class) [][]*groupState {
 		})
 	}
 	cm.groupDomains = &groupDomains{domains: domains, costsAt: p.memo.costs}
+	p.memo.ranked[shared] = cm.groupDomains
 	return domains
 }
 

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 
@@ -19,6 +20,8 @@ type planMemo struct {
 	withRoom     map[string]*withRoom // by requestKey
 	combos       map[combosKey]*plannedCombos
 	partitions   map[string][][]*groupState // by domain keys
+	ranks        map[uintptr][]int          // by the Request.Rank map's identity
+	ranked       map[rankedKey]*groupDomains
 	candidates   []candidate
 	lastRequests requests
 
@@ -58,7 +61,38 @@ type groupMemo struct {
 func newPlanMemo(groups int) planMemo {
 	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups),
 		withRoom: map[string]*withRoom{}, combos: map[combosKey]*plannedCombos{},
-		partitions: map[string][][]*groupState{}}
+		partitions: map[string][][]*groupState{}, ranks: map[uintptr][]int{}, ranked: map[rankedKey]*groupDomains{}}
+}
+
+// rankOf returns rank (a Request.Rank) by groupState.rank: a group it
+// leaves out ranks after those it ranks, in Universe order. Request.Rank
+// may return one map for many classes, which then share one slice.
+func (m *planMemo) rankOf(rank map[string]int, groups []*groupState) []int {
+	if rank == nil {
+		return nil
+	}
+	id := reflect.ValueOf(rank).Pointer()
+	if out, ok := m.ranks[id]; ok {
+		return out
+	}
+	out := make([]int, len(groups))
+	for _, g := range groups {
+		r, ok := rank[g.Name]
+		if !ok {
+			r = len(groups) + g.rank
+		}
+		out[g.rank] = r
+	}
+	m.ranks[id] = out
+	return out
+}
+
+// rankedKey identifies the groups by domain that classes with the same
+// rank slice (by its first element's address; nil for Universe order) and
+// domain keys share.
+type rankedKey struct {
+	rank *int
+	keys string
 }
 
 // nodeAdded records a node added to the Cluster.

@@ -52,7 +52,9 @@ type Request struct {
 	FirstIndex func(group string) int
 	// Rank, when set, ranks the groups for a class's new nodes (lower
 	// first), asked with the class's first pod; groups it leaves out come
-	// after, in Universe order.
+	// after, in Universe order. The planner reads a map it returns, never
+	// modifies it, and may share what it derives from one map between the
+	// classes given that map: the map must not change during the call.
 	Rank func(pod *v1.Pod) map[string]int
 	// Facts is shared by a loop's calls (nil: one per call).
 	Facts *PodFacts
