@@ -266,3 +266,34 @@ func TestCappedReasonDroppedWhenItsCountsChange(t *testing.T) {
 		})
 	}
 }
+
+// TestScaleUpLimitChecksTemplatesUntilOneFits: the scale-up may add one
+// node (Limits.MaxNewNodes). web-1 opens it; web-2 is then capped in
+// every group. Its reason is the limit of the first group whose template
+// takes it (the 1-CPU group's does not), stated once; the groups after
+// that one carry the same limit message, so their templates are not
+// checked: the Cluster is asked about two templates, not five (the planned
+// node has no CPU left for web-2, so it is not asked about that either).
+func TestScaleUpLimitChecksTemplatesUntilOneFits(t *testing.T) {
+	small := &topology.Group{Name: "g-small", Max: 10, Template: spreadtest.MakeNode().Name("g-small-template").Zone("zone-a").
+		Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "1", v1.ResourcePods: "110"}).Obj()}
+	groups := []*topology.Group{small, capGroup("g-a", "zone-a", 0, 10), capGroup("g-b", "zone-b", 0, 10),
+		capGroup("g-c", "zone-c", 0, 10), capGroup("g-d", "zone-a", 0, 10)}
+	u, err := topology.NewUniverse(nil, nil, groups, nil)
+	require.NoError(t, err)
+	cluster := newCapCluster(nil, nil)
+	pending := []*v1.Pod{capPod("web-1", "web", "web", 3000, 1, false), capPod("web-2", "web", "web", 3000, 2, false)}
+
+	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Cluster: cluster,
+		Limits: planner.Limits{MaxNewNodes: 1}})
+	require.NoError(t, err)
+
+	assert.Equal(t, map[string]int{"g-a": 1}, plan.NewNodes)
+	placed, why := capOutcome(plan)
+	assert.Equal(t, "g-a", placed["web-1"].Group)
+	require.Contains(t, why, "web-2")
+	assert.Equal(t, planner.ReasonClusterLimit, why["web-2"].Kind)
+	assert.Equal(t, "g-a", why["web-2"].Group, "the first group whose template takes the pod")
+	assert.Equal(t, "scale-up reached max new nodes 1", why["web-2"].Message)
+	assert.Equal(t, 2, cluster.asked["web-2"], "g-small's template and g-a's")
+}

@@ -9,14 +9,23 @@ import (
 
 // explain turns diag into the pod's Reason. A group at its limit counts
 // only if the pod fits its template; a skew below minDomains possible
-// domains is reported as such.
+// domains is reported as such. The reason reads the first limit that
+// counts and each distinct limit message once (diagnosis.reason), so a
+// limit whose message a counted one already carries is not checked: a
+// limit of the whole scale-up costs one template check per pod, not one
+// per group.
 func (p *planner) explain(pod *v1.Pod, c *class, d *diagnosis) *Reason {
 	caps := d.caps[:0]
+	counted := map[string]bool{}
 	for i, r := range d.caps {
+		if counted[r.Message] {
+			continue
+		}
 		if err := p.checkNewCapped(pod, c, r.Group, d.capNodes[i]); err != nil {
 			d.fit(r.Group, err)
 			continue
 		}
+		counted[r.Message] = true
 		caps = append(caps, r)
 	}
 	d.caps = caps
