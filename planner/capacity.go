@@ -8,11 +8,11 @@ import (
 // noCapacity is growthLimit's refusal without detail.
 var noCapacity = &Reason{Kind: ReasonClusterLimit}
 
-// growthLimit returns why g cannot add its next node, or nil; without
-// detail a refusal is noCapacity, memoized until capacity changes.
+// growthLimit returns why g cannot add its next node, or nil, memoized
+// until capacity changes; without detail a refusal is noCapacity.
 func (p *planner) growthLimit(g *groupState, detail bool) *Reason {
 	if detail {
-		return p.capacityDetail(g, true)
+		return p.memo.capacityReason(g, func() *Reason { return p.capacityDetail(g, true) })
 	}
 	if p.memo.noCapacity(g, func() bool { return p.capacityDetail(g, false) != nil }) {
 		return noCapacity

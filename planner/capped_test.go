@@ -297,3 +297,26 @@ func TestScaleUpLimitChecksTemplatesUntilOneFits(t *testing.T) {
 	assert.Equal(t, "scale-up reached max new nodes 1", why["web-2"].Message)
 	assert.Equal(t, 2, cluster.asked["web-2"], "g-small's template and g-a's")
 }
+
+// TestLimitReasonFollowsTheGroupsGrowth: big-1 fits no template, so its
+// diagnosis finds g-a free to grow; web-1 then opens g-a's only node, and
+// web-2, which does not fit beside it, is left pending because g-a reached
+// its max size: the limit found while diagnosing big-1 must not stand.
+func TestLimitReasonFollowsTheGroupsGrowth(t *testing.T) {
+	u, err := topology.NewUniverse(nil, nil, []*topology.Group{capGroup("g-a", "zone-a", 0, 1)}, nil)
+	require.NoError(t, err)
+	pending := []*v1.Pod{capPod("big-1", "big", "big", 8000, 1, false),
+		capPod("web-1", "web", "web", 3000, 2, false), capPod("web-2", "web", "web", 3000, 3, false)}
+
+	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Cluster: newCapCluster(nil, nil)})
+	require.NoError(t, err)
+
+	assert.Equal(t, map[string]int{"g-a": 1}, plan.NewNodes)
+	placed, why := capOutcome(plan)
+	assert.Equal(t, "g-a", placed["web-1"].Group)
+	require.Contains(t, why, "big-1")
+	assert.Equal(t, planner.ReasonDoesNotFit, why["big-1"].Kind)
+	require.Contains(t, why, "web-2")
+	assert.Equal(t, planner.ReasonMaxSize, why["web-2"].Kind, "%s", why["web-2"].Message)
+	assert.Equal(t, "node group g-a reached its max size 1", why["web-2"].Message)
+}

@@ -55,6 +55,9 @@ type groupMemo struct {
 	nextNodeAt int
 	noCapacity bool
 	capacityAt int
+	// reason is growthLimit with detail as of capacity count reasonAt-1.
+	reason   *Reason
+	reasonAt int
 }
 
 // newPlanMemo returns an empty memo for a pass over groups groups.
@@ -151,6 +154,16 @@ func (m *planMemo) noCapacity(g *groupState, refused func() bool) bool {
 		gm.capacityAt, gm.noCapacity = m.capacity+1, refused()
 	}
 	return gm.noCapacity
+}
+
+// capacityReason returns refused(), recomputed only after a node was
+// added or refused; the Reason is shared and never modified.
+func (m *planMemo) capacityReason(g *groupState, refused func() *Reason) *Reason {
+	gm := &m.groups[g.rank]
+	if gm.reasonAt != m.capacity+1 {
+		gm.reasonAt, gm.reason = m.capacity+1, refused()
+	}
+	return gm.reason
 }
 
 // candidateBuffer returns the one buffer of fixed candidates, which
