@@ -31,19 +31,51 @@ type finalCheck struct {
 	nodeOf  map[string]*topology.Node
 	spreads []*topology.Counts
 	failing map[*topology.Counts]map[*v1.Pod]*topology.Rejection
+	// counted are, per spread, the placements it counts, in placement
+	// order: its own pods' and those of the other pods it may count.
+	counted map[*topology.Counts][]countedPlacement
+	// countsOf is each placed pod's class's Counts.
+	countsOf map[*v1.Pod]*topology.Counts
+}
+
+// countedPlacement is a placement a spread counts: own when the spread is
+// the pod's.
+type countedPlacement struct {
+	pod  *v1.Pod
+	node *topology.Node
+	own  bool
 }
 
 // newFinalCheck checks every placement of the plan in the final view.
 func (p *planner) newFinalCheck() *finalCheck {
-	fc := &finalCheck{p: p, nodeOf: p.finalNodes(), failing: map[*topology.Counts]map[*v1.Pod]*topology.Rejection{}}
-	seen := map[*topology.Counts]bool{}
-	for _, pl := range p.plan.Placements {
+	fc := &finalCheck{p: p, nodeOf: p.finalNodes(), failing: map[*topology.Counts]map[*v1.Pod]*topology.Rejection{},
+		counted: map[*topology.Counts][]countedPlacement{}, countsOf: map[*v1.Pod]*topology.Counts{}}
+	classes := make([]*class, len(p.plan.Placements))
+	for k, pl := range p.plan.Placements {
 		c := p.classOf(pl.Pod)
-		if c.spread == nil || !c.spread.HasHard() || seen[c.counts] {
+		classes[k], fc.countsOf[pl.Pod] = c, c.counts
+		if c.spread == nil || !c.spread.HasHard() || fc.counted[c.counts] != nil {
 			continue
 		}
-		seen[c.counts] = true
+		fc.counted[c.counts] = []countedPlacement{}
 		fc.spreads = append(fc.spreads, c.counts)
+	}
+	for _, cnt := range fc.spreads {
+		mayCount := map[*class]bool{} // decided once per class
+		for k, pl := range p.plan.Placements {
+			own := classes[k].counts == cnt
+			if !own {
+				may, ok := mayCount[classes[k]]
+				if !ok {
+					may = cnt.MayCount(pl.Pod)
+					mayCount[classes[k]] = may
+				}
+				if !may {
+					continue
+				}
+			}
+			fc.counted[cnt] = append(fc.counted[cnt], countedPlacement{pod: pl.Pod, node: fc.nodeOf[pl.Node], own: own})
+		}
 	}
 	fc.recheck(fc.spreads)
 	return fc
@@ -51,20 +83,10 @@ func (p *planner) newFinalCheck() *finalCheck {
 
 // recheck recomputes the verdict of the spreads given.
 func (fc *finalCheck) recheck(spreads []*topology.Counts) {
-	if len(spreads) == 0 {
-		return
-	}
-	p := fc.p
-	classes := make([]*class, len(p.plan.Placements))
-	own := map[*topology.Counts][]int{}
-	for k, pl := range p.plan.Placements {
-		classes[k] = p.classOf(pl.Pod)
-		own[classes[k].counts] = append(own[classes[k].counts], k)
-	}
 	for _, cnt := range spreads {
 		failing := map[*v1.Pod]*topology.Rejection{}
-		for _, v := range p.violationsOf(cnt.Spread(), own[cnt], classes, fc.nodeOf) {
-			failing[p.plan.Placements[v.at].Pod] = v.rej
+		for _, v := range fc.p.violationsOf(cnt.Spread(), fc.counted[cnt]) {
+			failing[v.pod] = v.rej
 		}
 		fc.failing[cnt] = failing
 	}
@@ -74,8 +96,7 @@ func (fc *finalCheck) recheck(spreads []*topology.Counts) {
 func (fc *finalCheck) violations() []violation {
 	var out []violation
 	for k, pl := range fc.p.plan.Placements {
-		c := fc.p.classOf(pl.Pod)
-		if rej, ok := fc.failing[c.counts][pl.Pod]; ok {
+		if rej, ok := fc.failing[fc.countsOf[pl.Pod]][pl.Pod]; ok {
 			out = append(out, violation{at: k, rej: rej})
 		}
 	}
@@ -85,24 +106,32 @@ func (fc *finalCheck) violations() []violation {
 // takenOut rechecks the spreads that taking out pod can change; emptied
 // says its planned node was left without a pod.
 func (fc *finalCheck) takenOut(pod *v1.Pod, emptied bool) {
-	if emptied {
-		fc.recheck(fc.spreads)
-		return
-	}
-	own := fc.p.classOf(pod).counts
 	var dirty []*topology.Counts
 	for _, cnt := range fc.spreads {
-		if cnt == own || cnt.MayCount(pod) {
-			dirty = append(dirty, cnt)
+		list := fc.counted[cnt]
+		i := slices.IndexFunc(list, func(c countedPlacement) bool { return c.pod == pod })
+		if i < 0 {
+			continue
 		}
+		fc.counted[cnt] = slices.Delete(list, i, i+1)
+		dirty = append(dirty, cnt)
+	}
+	if emptied {
+		dirty = fc.spreads
 	}
 	fc.recheck(dirty)
 }
 
-// violationsOf checks the placements own (ascending) of the pods whose
-// spread is s in the final view; classes are the placements' classes
-// (MayCount is decided once per class).
-func (p *planner) violationsOf(s *topology.Spread, own []int, classes []*class, nodeOf map[string]*topology.Node) []violation {
+// podViolation is a placement, by its pod, that fails in the final view.
+type podViolation struct {
+	pod *v1.Pod
+	rej *topology.Rejection
+}
+
+// violationsOf checks, in the final view, the own placements among counted
+// (the placements spread s counts, in placement order): every own pod is
+// counted, and every other pod counts for the placements after it.
+func (p *planner) violationsOf(s *topology.Spread, counted []countedPlacement) []podViolation {
 	cnt := p.u.CountOnce(s)
 	for _, pn := range p.planned {
 		if len(pn.Pods) > 0 {
@@ -110,29 +139,19 @@ func (p *planner) violationsOf(s *topology.Spread, own []int, classes []*class, 
 		}
 	}
 	p.withdrawOffers(cnt)
-	mine := make(map[int]bool, len(own))
-	for _, k := range own {
-		mine[k] = true
-		pl := &p.plan.Placements[k]
-		cnt.AddPod(pl.Pod, nodeOf[pl.Node])
+	for _, c := range counted {
+		if c.own {
+			cnt.AddPod(c.pod, c.node)
+		}
 	}
-	var out []violation
-	mayCount := map[*class]bool{}
-	for k, pl := range p.plan.Placements {
-		n := nodeOf[pl.Node]
-		if !mine[k] {
-			may, ok := mayCount[classes[k]]
-			if !ok {
-				may = cnt.MayCount(pl.Pod)
-				mayCount[classes[k]] = may
-			}
-			if may {
-				cnt.AddPod(pl.Pod, n)
-			}
+	var out []podViolation
+	for _, c := range counted {
+		if !c.own {
+			cnt.AddPod(c.pod, c.node)
 			continue
 		}
-		if rej := cnt.Violation(n.Node); rej != nil {
-			out = append(out, violation{at: k, rej: rej})
+		if rej := cnt.Violation(c.node.Node); rej != nil {
+			out = append(out, podViolation{pod: c.pod, rej: rej})
 		}
 	}
 	return out
