@@ -79,7 +79,7 @@ func (r *runner) deleteDueNodes(loop int, now time.Time) []string {
 		r.drainMu.Lock()
 		delete(r.nodeGroupOf, name)
 		r.drainMu.Unlock()
-		r.provider.DeleteNode(node)
+		r.instances.remove(node)
 		var orphans []string
 		for _, p := range r.bound {
 			if p.Spec.NodeName == name {

@@ -8,9 +8,6 @@ import (
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	testcloudprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
@@ -23,12 +20,13 @@ import (
 // registers cluster-autoscaler's price filter over it when some group has
 // a Price (see registerScenarioExpanders); otherwise it leaves the default
 // registration, which cannot be built without a pricing model.
-func registerPriceExpander(f *factory.Factory, s Scenario, provider *testcloudprovider.TestCloudProvider) {
+func registerPriceExpander(f *factory.Factory, s Scenario, instances *cloudInstances) {
+	provider := instances.provider
 	if !slices.ContainsFunc(s.NodeGroups, func(g NodeGroup) bool { return g.Price != nil }) {
 		return
 	}
 	provider.SetPricingModel(newScenarioPricing(s, provider))
-	nodes := &clusterNodes{provider: provider}
+	nodes := &clusterNodes{instances: instances}
 	for _, n := range s.Nodes {
 		if _, managed := s.NodeGroupOf[n.Name]; !managed {
 			nodes.unmanaged = append(nodes.unmanaged, n.Name)
@@ -230,49 +228,4 @@ func (p *scenarioPricing) longestGroupPrefix(name string) (string, bool) {
 		}
 		prefix = prefix[:i]
 	}
-}
-
-// clusterNodes is the node lister of the price expander's
-// SimplePreferredNodeProvider, which sizes its preferred node by the
-// number of nodes in the cluster and reads nothing else: it lists, at each
-// call, the scenario's nodes that no group manages and every node the
-// cloud provider's groups hold (existing and added so far), as nodes that
-// carry only their names.
-type clusterNodes struct {
-	unmanaged []string
-	provider  *testcloudprovider.TestCloudProvider
-}
-
-// List returns the cluster's nodes, sorted by name.
-func (c *clusterNodes) List() ([]*apiv1.Node, error) {
-	names := slices.Clone(c.unmanaged)
-	for _, ng := range c.provider.NodeGroups() {
-		instances, err := ng.Nodes()
-		if err != nil {
-			return nil, err
-		}
-		for _, in := range instances {
-			names = append(names, in.Id)
-		}
-	}
-	slices.Sort(names)
-	out := make([]*apiv1.Node, len(names))
-	for i, n := range names {
-		out[i] = &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}
-	}
-	return out, nil
-}
-
-// Get returns the named node, a NotFound error when the cluster has none.
-func (c *clusterNodes) Get(name string) (*apiv1.Node, error) {
-	nodes, err := c.List()
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range nodes {
-		if n.Name == name {
-			return n, nil
-		}
-	}
-	return nil, errors.NewNotFound(schema.GroupResource{Resource: "nodes"}, name)
 }

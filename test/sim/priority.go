@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	yaml "sigs.k8s.io/yaml/goyaml.v2"
 
-	testcloudprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	"k8s.io/autoscaler/cluster-autoscaler/expander"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/factory"
 	"k8s.io/autoscaler/cluster-autoscaler/expander/priority"
@@ -51,7 +50,7 @@ const PriorityConfigMapKey = priority.ConfigMapKey
 //
 // Run rejects a chain naming "price" when a group has no Price, so the
 // price filter never meets a group the model cannot price.
-func registerScenarioExpanders(f *factory.Factory, s Scenario, provider *testcloudprovider.TestCloudProvider, recorder record.EventRecorder) error {
+func registerScenarioExpanders(f *factory.Factory, s Scenario, instances *cloudInstances, recorder record.EventRecorder) error {
 	lister, err := priorityConfigMapLister(s.PriorityConfigMap)
 	if err != nil {
 		return fmt.Errorf("sim: priority expander ConfigMap: %w", err)
@@ -59,7 +58,7 @@ func registerScenarioExpanders(f *factory.Factory, s Scenario, provider *testclo
 	f.RegisterFilter(expander.PriorityBasedExpanderName, func() expander.Filter {
 		return priority.NewFilter(lister, recorder)
 	})
-	registerPriceExpander(f, s, provider)
+	registerPriceExpander(f, s, instances)
 	return nil
 }
 

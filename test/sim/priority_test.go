@@ -82,7 +82,11 @@ func TestRegisterScenarioExpanders(t *testing.T) {
 	s.PriorityConfigMap = testPriorityConfigMap("10:\n  - ^ng$\n50:\n  - spot\n")
 	provider := pricedProvider(s)
 	f := factory.NewFactory()
-	require.NoError(t, registerScenarioExpanders(f, s, provider, &kube_record.FakeRecorder{}))
+	instances := newCloudInstances(provider)
+	for _, n := range s.Nodes {
+		instances.add(s.NodeGroupOf[n.Name], n)
+	}
+	require.NoError(t, registerScenarioExpanders(f, s, instances, &kube_record.FakeRecorder{}))
 	pods := []*apiv1.Pod{NewPod("", "p1", 1000, testGiB, nil), NewPod("", "p2", 1000, testGiB, nil)}
 	opts, infos := expanderOptions(provider, s, 1, pods)
 	assert.Equal(t, "ng-a-spot", chosenGroup(t, f, []string{"priority"}, opts, infos), "priority: want ng-a-spot (priority 50)")
@@ -91,12 +95,15 @@ func TestRegisterScenarioExpanders(t *testing.T) {
 	_, err := provider.Pricing()
 	assert.NoError(t, err, "provider has no pricing model")
 
-	nodes := &clusterNodes{unmanaged: []string{"system"}, provider: provider}
+	nodes := &clusterNodes{unmanaged: []string{"system"}, instances: instances}
 	before, _ := nodes.List()
-	provider.AddNode("ng", NewNode("ng-new-1", 2000, 8*testGiB, nil))
+	instances.add("ng", NewNode("ng-new-1", 2000, 8*testGiB, nil))
 	after, _ := nodes.List()
 	assert.Len(t, before, 2, "cluster nodes before: want system, ip-10-0-0-1")
 	assert.Len(t, after, 3, "cluster nodes after")
+	instances.remove(after[1])
+	removed, _ := nodes.List()
+	assert.Equal(t, []string{"ip-10-0-0-1", "system"}, []string{removed[0].Name, removed[1].Name}, "cluster nodes after removing %s", after[1].Name)
 }
 
 // Run rejects a price chain with an unpriced group and a priority chain

@@ -62,7 +62,7 @@ func (r *runner) onScaleDown(_ string, name string) error {
 		r.deleteRequests = append(r.deleteRequests, name)
 		return nil
 	}
-	r.provider.DeleteNode(&apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	r.instances.remove(&apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	r.launching = slices.DeleteFunc(r.launching, func(in instance) bool { return in.name == name })
 	return nil
 }
@@ -78,7 +78,7 @@ func (r *runner) launch(group string, n int, now time.Time) {
 		if !p.NeverRegisters {
 			in.registerAt = now.Add(p.Delay + r.jitter(p.Jitter))
 		}
-		r.provider.AddNode(group, &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.name}})
+		r.instances.add(group, &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.name}})
 		r.launching = append(r.launching, in)
 	}
 }
@@ -270,9 +270,10 @@ func (r *runner) buildProvider(s Scenario, opts config.AutoscalingOptions, ready
 	for _, g := range s.NodeGroups {
 		r.provider.AddNodeGroup(g.Name, g.MinSize, g.MaxSize, r.initialSize[g.Name])
 	}
+	r.instances = newCloudInstances(r.provider)
 	for _, n := range r.nodes {
 		if g, ok := r.nodeGroupOf[n.Name]; ok {
-			r.provider.AddNode(g, n)
+			r.instances.add(g, n)
 		}
 	}
 	return orderedProvider{r.provider}

@@ -67,7 +67,10 @@ type runner struct {
 	caReason    map[string]string                     // pod key -> CA's reason in the last loop
 	caKinds     map[string][]spreadplanner.ReasonKind // pod key -> kinds of caReason
 
-	provider    *testcloudprovider.TestCloudProvider
+	provider *testcloudprovider.TestCloudProvider
+	// instances add and remove the provider's nodes (never the provider
+	// directly), which the price expander's node lister reads.
+	instances   *cloudInstances
 	actx        *cacontext.AutoscalingContext
 	procs       *processors.AutoscalingProcessors
 	csr         *clusterstate.ClusterStateRegistry
@@ -269,7 +272,7 @@ func (r *runner) buildAutoscaler(ctx context.Context, s Scenario, cfg Config, ex
 
 	expanders := factory.NewFactory()
 	expanders.RegisterDefaultExpanders(cloudProvider, kubeClients, client, opts.ConfigNamespace, opts.GRPCExpanderCert, opts.GRPCExpanderURL)
-	if err := registerScenarioExpanders(expanders, s, r.provider, recorder); err != nil {
+	if err := registerScenarioExpanders(expanders, s, r.instances, recorder); err != nil {
 		return err
 	}
 	random := &seededRandom{rng: expanderRng}
