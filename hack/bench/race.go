@@ -295,19 +295,23 @@ Reading the race.
   where Karpenter packs the pods onto larger ones: every node's reserved CPU and memory and its
   unfilled room are paid for, which is the gap to the lower bound.
 - *Time* (the profiles below: every goroutine of the decision, CA's parallel checks included).
-  At 200 groups the Chooser's orders are about a quarter of the decision: the expander chain runs
-  per pod shape and domain over every option, and the race's pods have hundreds of shapes (5 CPU
-  and 6 memory requests, drawn labels, five kinds). An instance type's groups in several zones, or
-  spot and on-demand at one price, are one option, and its pods-per-node probe is shared between
-  the groups a pod's filters cannot tell apart (the zone self-affinity fifth reads the zone, so
-  its probes are per zone). Half of the decision is the planner's rounds: a one-round draft that
+  At 200 groups about half of the decision is the planner's three rounds: a one-round draft that
   gives the Chooser its shares, then the final plan's first round and its re-plan while the final
   view improves, each checking every placement with CA's scheduler framework (InterPodAffinity's
-  state kept per pod shape for the affine fifths). 10x Karpenter's pods/s at 2,000 pods means
-  0.75–1 s for the whole decision, depending on Karpenter's run; the three rounds alone take
-  about 0.6 s. At 2,000 groups the orders grow with the groups and are two thirds of the
-  decision; at 5,000 pods the rounds are more than two thirds, and explaining the pods the cap leaves is
-  more than a quarter.
+  state kept per pod shape and brought up to date pod by pod). The Chooser's orders are about a
+  quarter: the expander chain runs per pod shape and domain over every option, and the race's
+  pods have hundreds of shapes (5 CPU and 6 memory requests, drawn labels, five kinds). An
+  instance type's groups in several zones, or spot and on-demand at one price, are one option,
+  and its pods-per-node probe is shared between the groups a pod's filters cannot tell apart. CA's
+  own ScaleUp over the plan's groups is most of the rest. 10x Karpenter's pods/s at 2,000 pods
+  means 0.75–1 s for the whole decision, depending on Karpenter's run; the three rounds alone
+  take about 0.55 s. At 2,000 groups the orders are about three fifths of the decision: a
+  quarter of a million probes, most of them for the zone self-affinity fifth, which reads the
+  zone (its probes are per instance type and zone) and whose labels are part of its shapes (its
+  own affinity reads them), and over a thousand runs of CA's price expander over about 400
+  options each. At 5,000 pods the rounds are more than half; the pods the 1,000-node cap leaves
+  cost one template check each to explain (a cap of the whole scale-up carries one message), and
+  the placements taken out of the final view recheck only the placements their spreads count.
 `
 
 // writeStockNote says what stock CA did on the race inputs: one sample
