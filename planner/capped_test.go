@@ -267,56 +267,74 @@ func TestCappedReasonDroppedWhenItsCountsChange(t *testing.T) {
 	}
 }
 
-// TestScaleUpLimitChecksTemplatesUntilOneFits: the scale-up may add one
-// node (Limits.MaxNewNodes). web-1 opens it; web-2 is then capped in
-// every group. Its reason is the limit of the first group whose template
-// takes it (the 1-CPU group's does not), stated once; the groups after
-// that one carry the same limit message, so their templates are not
-// checked: the Cluster is asked about two templates, not five (the planned
-// node has no CPU left for web-2, so it is not asked about that either).
-func TestScaleUpLimitChecksTemplatesUntilOneFits(t *testing.T) {
+// TestLimitReasonOfAPodLeftPending: web-1 opens the one g-a node a
+// limit lets the plan add, and web-2, which does not fit beside it, is
+// left pending with the limit's reason.
+//
+//   - A limit of the whole scale-up (Limits.MaxNewNodes) caps every group.
+//     web-2's reason is the limit of the first group whose template takes
+//     it (the 1-CPU group's does not), stated once; the groups after that
+//     one carry the same limit message, so their templates are not checked:
+//     the Cluster is asked about two templates, not five (the planned node
+//     has no CPU left for web-2, so it is not asked about that either).
+//   - A group's max size: big-1 fits no template, so its diagnosis finds
+//     g-a free to grow; once web-1 opened g-a's only node, that finding must
+//     not stand for web-2.
+func TestLimitReasonOfAPodLeftPending(t *testing.T) {
 	small := &topology.Group{Name: "g-small", Max: 10, Template: spreadtest.MakeNode().Name("g-small-template").Zone("zone-a").
 		Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "1", v1.ResourcePods: "110"}).Obj()}
-	groups := []*topology.Group{small, capGroup("g-a", "zone-a", 0, 10), capGroup("g-b", "zone-b", 0, 10),
-		capGroup("g-c", "zone-c", 0, 10), capGroup("g-d", "zone-a", 0, 10)}
-	u, err := topology.NewUniverse(nil, nil, groups, nil)
-	require.NoError(t, err)
-	cluster := newCapCluster(nil, nil)
-	pending := []*v1.Pod{capPod("web-1", "web", "web", 3000, 1, false), capPod("web-2", "web", "web", 3000, 2, false)}
+	web := []*v1.Pod{capPod("web-1", "web", "web", 3000, 2, false), capPod("web-2", "web", "web", 3000, 3, false)}
+	tests := []struct {
+		name    string
+		groups  []*topology.Group
+		pending []*v1.Pod
+		limits  planner.Limits
+		want    planner.Reason // web-2's
+		// asked is how often the Cluster is asked about web-2 (-1: not
+		// asserted); others are the kinds of the other pods left pending.
+		asked  int
+		others map[string]planner.ReasonKind
+	}{
+		{
+			name: "max new nodes of the scale-up",
+			groups: []*topology.Group{small, capGroup("g-a", "zone-a", 0, 10), capGroup("g-b", "zone-b", 0, 10),
+				capGroup("g-c", "zone-c", 0, 10), capGroup("g-d", "zone-a", 0, 10)},
+			pending: web,
+			limits:  planner.Limits{MaxNewNodes: 1},
+			want:    planner.Reason{Kind: planner.ReasonClusterLimit, Group: "g-a", Message: "scale-up reached max new nodes 1"},
+			asked:   2,
+		},
+		{
+			name:    "max size of the group, after a pod found it free",
+			groups:  []*topology.Group{capGroup("g-a", "zone-a", 0, 1)},
+			pending: append([]*v1.Pod{capPod("big-1", "big", "big", 8000, 1, false)}, web...),
+			want:    planner.Reason{Kind: planner.ReasonMaxSize, Group: "g-a", Message: "node group g-a reached its max size 1"},
+			asked:   -1,
+			others:  map[string]planner.ReasonKind{"big-1": planner.ReasonDoesNotFit},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := topology.NewUniverse(nil, nil, tc.groups, nil)
+			require.NoError(t, err)
+			cluster := newCapCluster(nil, nil)
+			plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: tc.pending, Cluster: cluster, Limits: tc.limits})
+			require.NoError(t, err)
 
-	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Cluster: cluster,
-		Limits: planner.Limits{MaxNewNodes: 1}})
-	require.NoError(t, err)
-
-	assert.Equal(t, map[string]int{"g-a": 1}, plan.NewNodes)
-	placed, why := capOutcome(plan)
-	assert.Equal(t, "g-a", placed["web-1"].Group)
-	require.Contains(t, why, "web-2")
-	assert.Equal(t, planner.ReasonClusterLimit, why["web-2"].Kind)
-	assert.Equal(t, "g-a", why["web-2"].Group, "the first group whose template takes the pod")
-	assert.Equal(t, "scale-up reached max new nodes 1", why["web-2"].Message)
-	assert.Equal(t, 2, cluster.asked["web-2"], "g-small's template and g-a's")
-}
-
-// TestLimitReasonFollowsTheGroupsGrowth: big-1 fits no template, so its
-// diagnosis finds g-a free to grow; web-1 then opens g-a's only node, and
-// web-2, which does not fit beside it, is left pending because g-a reached
-// its max size: the limit found while diagnosing big-1 must not stand.
-func TestLimitReasonFollowsTheGroupsGrowth(t *testing.T) {
-	u, err := topology.NewUniverse(nil, nil, []*topology.Group{capGroup("g-a", "zone-a", 0, 1)}, nil)
-	require.NoError(t, err)
-	pending := []*v1.Pod{capPod("big-1", "big", "big", 8000, 1, false),
-		capPod("web-1", "web", "web", 3000, 2, false), capPod("web-2", "web", "web", 3000, 3, false)}
-
-	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Cluster: newCapCluster(nil, nil)})
-	require.NoError(t, err)
-
-	assert.Equal(t, map[string]int{"g-a": 1}, plan.NewNodes)
-	placed, why := capOutcome(plan)
-	assert.Equal(t, "g-a", placed["web-1"].Group)
-	require.Contains(t, why, "big-1")
-	assert.Equal(t, planner.ReasonDoesNotFit, why["big-1"].Kind)
-	require.Contains(t, why, "web-2")
-	assert.Equal(t, planner.ReasonMaxSize, why["web-2"].Kind, "%s", why["web-2"].Message)
-	assert.Equal(t, "node group g-a reached its max size 1", why["web-2"].Message)
+			assert.Equal(t, map[string]int{"g-a": 1}, plan.NewNodes)
+			placed, why := capOutcome(plan)
+			assert.Equal(t, "g-a", placed["web-1"].Group)
+			require.Contains(t, why, "web-2")
+			got := why["web-2"]
+			assert.Equal(t, tc.want, planner.Reason{Kind: got.Kind, Group: got.Group, Message: got.Message})
+			if tc.asked >= 0 {
+				assert.Equal(t, tc.asked, cluster.asked["web-2"], "Cluster checks of web-2")
+			}
+			assert.Len(t, why, 1+len(tc.others))
+			for name, kind := range tc.others {
+				require.Contains(t, why, name)
+				assert.Equal(t, kind, why[name].Kind, "%s: %s", name, why[name].Message)
+			}
+		})
+	}
 }
