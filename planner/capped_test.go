@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -336,5 +337,36 @@ func TestLimitReasonOfAPodLeftPending(t *testing.T) {
 				assert.Equal(t, kind, why[name].Kind, "%s: %s", name, why[name].Message)
 			}
 		})
+	}
+}
+
+// TestEachClassFollowsTheRankItWasGiven: Request.Rank returns a new map
+// for each class, A's preferring g-y and B's g-x, and the collector runs
+// between the calls, so that a map can be allocated where a dropped one
+// was: each class's pods still open nodes of its own first group.
+func TestEachClassFollowsTheRankItWasGiven(t *testing.T) {
+	u, err := topology.NewUniverse(nil, nil, []*topology.Group{capGroup("g-x", "zone-a", 0, 10), capGroup("g-y", "zone-a", 0, 10)}, nil)
+	require.NoError(t, err)
+	rank := func(pod *v1.Pod) map[string]int {
+		runtime.GC()
+		if pod.Labels["app"] == "a" {
+			return map[string]int{"g-y": 0, "g-x": 1}
+		}
+		return map[string]int{"g-x": 0, "g-y": 1}
+	}
+	var pending []*v1.Pod
+	for i := 1; i <= 3; i++ {
+		pending = append(pending, capPod(fmt.Sprintf("a-%d", i), "a", "a", 3000, 2*i, false),
+			capPod(fmt.Sprintf("b-%d", i), "b", "b", 3000, 2*i+1, false))
+	}
+
+	plan, err := planner.PlanScaleUp(planner.Request{Universe: u, Pending: pending, Cluster: newCapCluster(nil, nil), Rank: rank})
+	require.NoError(t, err)
+
+	assert.Equal(t, map[string]int{"g-x": 3, "g-y": 3}, plan.NewNodes)
+	placed, _ := capOutcome(plan)
+	for i := 1; i <= 3; i++ {
+		assert.Equal(t, "g-y", placed[fmt.Sprintf("a-%d", i)].Group, "a-%d", i)
+		assert.Equal(t, "g-x", placed[fmt.Sprintf("b-%d", i)].Group, "b-%d", i)
 	}
 }

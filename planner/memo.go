@@ -20,7 +20,7 @@ type planMemo struct {
 	withRoom     map[string]*withRoom // by requestKey
 	combos       map[combosKey]*plannedCombos
 	partitions   map[string][][]*groupState // by domain keys
-	ranks        map[uintptr][]int          // by the Request.Rank map's identity
+	ranks        map[uintptr]rankSlice      // by the Request.Rank map's identity
 	ranked       map[rankedKey]*groupDomains
 	candidates   []candidate
 	lastRequests requests
@@ -64,7 +64,7 @@ type groupMemo struct {
 func newPlanMemo(groups int) planMemo {
 	return planMemo{classes: map[*class]*classMemo{}, groups: make([]groupMemo, groups),
 		withRoom: map[string]*withRoom{}, combos: map[combosKey]*plannedCombos{},
-		partitions: map[string][][]*groupState{}, ranks: map[uintptr][]int{}, ranked: map[rankedKey]*groupDomains{}}
+		partitions: map[string][][]*groupState{}, ranks: map[uintptr]rankSlice{}, ranked: map[rankedKey]*groupDomains{}}
 }
 
 // rankOf returns rank (a Request.Rank) by groupState.rank: a group it
@@ -75,8 +75,8 @@ func (m *planMemo) rankOf(rank map[string]int, groups []*groupState) []int {
 		return nil
 	}
 	id := reflect.ValueOf(rank).Pointer()
-	if out, ok := m.ranks[id]; ok {
-		return out
+	if rs, ok := m.ranks[id]; ok {
+		return rs.slice
 	}
 	out := make([]int, len(groups))
 	for _, g := range groups {
@@ -86,8 +86,15 @@ func (m *planMemo) rankOf(rank map[string]int, groups []*groupState) []int {
 		}
 		out[g.rank] = r
 	}
-	m.ranks[id] = out
+	m.ranks[id] = rankSlice{rank: rank, slice: out}
 	return out
+}
+
+// rankSlice is a Request.Rank map and its slice; holding the map keeps
+// its identity from being reused by another map while the memo lives.
+type rankSlice struct {
+	rank  map[string]int
+	slice []int
 }
 
 // rankedKey identifies the groups by domain that classes with the same
