@@ -47,15 +47,19 @@ func (c *cloudInstances) remove(node *apiv1.Node) {
 	c.version++
 }
 
-// list returns the instances' names, unsorted, and the version they are of.
-func (c *cloudInstances) list() ([]string, int) {
+// namesAfter returns the instances' names, unsorted, and the version they
+// are of, unless version is still seen (then ok is false).
+func (c *cloudInstances) namesAfter(seen int) (names []string, version int, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	names := make([]string, 0, len(c.names))
+	if c.version == seen {
+		return nil, seen, false
+	}
+	names = make([]string, 0, len(c.names))
 	for n := range c.names {
 		names = append(names, n)
 	}
-	return names, c.version
+	return names, c.version, true
 }
 
 // clusterNodes is the node lister of the price expander's
@@ -70,7 +74,7 @@ type clusterNodes struct {
 	instances *cloudInstances
 	mu        sync.Mutex
 	cached    []*apiv1.Node
-	cachedAt  int // instances' version + 1 of cached
+	seen      int // the instances' version cached lists
 }
 
 // List returns the cluster's nodes, sorted by name. The slice is the
@@ -78,18 +82,14 @@ type clusterNodes struct {
 func (c *clusterNodes) List() ([]*apiv1.Node, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.instances.mu.Lock()
-	current := c.cachedAt == c.instances.version+1
-	c.instances.mu.Unlock()
-	if !current {
-		names, version := c.instances.list()
+	if names, version, changed := c.instances.namesAfter(c.seen); changed || c.cached == nil {
 		names = append(names, c.unmanaged...)
 		slices.Sort(names)
 		c.cached = make([]*apiv1.Node, len(names))
 		for i, n := range names {
 			c.cached[i] = &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}
 		}
-		c.cachedAt = version + 1
+		c.seen = version
 	}
 	return slices.Clone(c.cached), nil
 }
