@@ -8,7 +8,8 @@
 //
 // `bench mix <case>` prints a race case (karpenter_<pods>p_<groups>g) as
 // spreadsim YAML instead; `bench spreadsim <file>` prints the spreadsim
-// section of BenchmarkSpreadsim output alone.
+// section of BenchmarkSpreadsim output alone, `bench mixsim <file>` that of
+// BenchmarkSpreadsimMix output.
 package main
 
 import (
@@ -33,6 +34,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "spreadsim" {
 		os.Exit(runSpreadsimSection(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "mixsim" {
+		os.Exit(runMixSimSection(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var o options
 	flag.StringVar(&o.in, "in", "", "go test -bench output")
 	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "file to write")
@@ -46,6 +50,7 @@ func main() {
 	flag.StringVar(&o.raceProfiles, "race-profiles", "", "comma-separated <case>=<go tool pprof -top output> of spreadscale's race decisions")
 	flag.StringVar(&o.loop, "loop", "", "go test -bench BenchmarkLoop output (empty: no whole-loop section)")
 	flag.StringVar(&o.spreadsim, "spreadsim", "", "go test -bench BenchmarkSpreadsim output (empty: no spreadsim section)")
+	flag.StringVar(&o.mix, "mix", "", "go test -bench BenchmarkSpreadsimMix output (empty: no section on the race's mix in spreadsim)")
 	flag.StringVar(&o.estimator, "estimator", "", "go test -bench BenchmarkBinpackingEstimate output of the linked cluster-autoscaler's estimator (empty: not measured)")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -61,7 +66,7 @@ type options struct {
 	command, profile               string
 	karpenter, capped              string
 	raceProfiles, loop, spreadsim  string
-	estimator                      string
+	estimator, mix                 string
 }
 
 func run(o options) error {
@@ -107,12 +112,16 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	mixes, err := readMixSim(o.mix)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	report(&buf, results, m, stats, o.command)
 	if err := estimatorSection(&buf, o.estimator); err != nil {
 		return err
 	}
-	writeTargets(&buf, results, sims)
+	writeTargets(&buf, results, sims, mixes)
 	if o.karpenter != "" {
 		if err := raceSection(&buf, results, o); err != nil {
 			return err
@@ -122,6 +131,7 @@ func run(o options) error {
 		return err
 	}
 	writeSpreadsim(&buf, sims)
+	writeMixSim(&buf, mixes)
 	writeProfile(&buf, top)
 	if err := writeRaceProfiles(&buf, o.raceProfiles); err != nil {
 		return err

@@ -53,9 +53,13 @@ func TestTargetsTableJudgesEachRatio(t *testing.T) {
 	var buf bytes.Buffer
 	sims, err := parseSpreadsim(strings.NewReader(spreadsimSample))
 	require.NoError(t, err)
-	writeTargets(&buf, results, sims)
+	mixes, err := parseMixSim(strings.NewReader(mixSimSample))
+	require.NoError(t, err)
+	writeTargets(&buf, results, sims, mixes)
 	out := buf.String()
 	for _, want := range []string{
+		// 154.5 $/h against a bound of 85.45 $/h.
+		"| spreadsim karpenter_400p_40g $/h (spreadscale, least-allocated) vs lower bound | ≤ 1.50x | 1.808x | **no** |",
 		// zone_10000p 7 s against the faster zone_2000p sample, 1.09 s.
 		"| spreadsim growth: zone_10000p time vs zone_2000p time (fastest samples) | ≤ 6.00x | 6.449x | **no** |",
 		// stock median 50 s, spreadscale 15 s: 0.30x against 0.05x.

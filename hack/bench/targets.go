@@ -66,8 +66,9 @@ var targets = []target{
 
 // writeTargets appends the targets table: each ratio of medians, its limit
 // and whether this run meets it, then spreadsim's growth target from the
-// BenchmarkSpreadsim runs sims.
-func writeTargets(w io.Writer, results []result, sims []spreadsimRun) {
+// BenchmarkSpreadsim runs sims and the mix target from the
+// BenchmarkSpreadsimMix runs mixes.
+func writeTargets(w io.Writer, results []result, sims []spreadsimRun, mixes []mixRun) {
 	sum, _ := summarize(results)
 	fmt.Fprintf(w, "\n## Targets\n\n")
 	fmt.Fprintf(w, "Ratios of the medians above (spreadscale / %s, or spreadscale / spreadscale for growth).\n\n", stockName)
@@ -88,5 +89,10 @@ func writeTargets(w io.Writer, results []result, sims []spreadsimRun) {
 		fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", spreadsimGrowthName, spreadsimGrowthLimit, g, yesNo(g <= spreadsimGrowthLimit))
 	} else {
 		fmt.Fprintf(w, "| %s | ≤ %.2fx | not measured | – |\n", spreadsimGrowthName, spreadsimGrowthLimit)
+	}
+	if g, ok := mixTarget(mixes); ok {
+		fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", mixTargetName, mixTargetLimit, g, yesNo(g <= mixTargetLimit))
+	} else {
+		fmt.Fprintf(w, "| %s | ≤ %.2fx | not measured | – |\n", mixTargetName, mixTargetLimit)
 	}
 }
