@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	apiv1 "k8s.io/api/core/v1"
 	schedulerutil "k8s.io/autoscaler/cluster-autoscaler/utils/scheduler"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
@@ -42,8 +43,8 @@ var mixProfiles = []struct{ name, path string }{
 // whole simulation's time. Metrics: the loops that scaled up
 // (loops/op), the pods bound before the second of them (first/op), all
 // pods bound (bound/op) and left pending (pending/op), the new nodes
-// (nodes/op), their price ($/h) and the lower bound of the pods' price
-// (bound-$/h, LowerBound).
+// (nodes/op), the zones they are in (zones/op), their price ($/h) and the
+// lower bound of the pods' price (bound-$/h, LowerBound).
 func BenchmarkSpreadsimMix(b *testing.B) {
 	off := false
 	for _, c := range mixCases {
@@ -92,11 +93,12 @@ func reportMix(b *testing.B, s sim.Scenario, res *sim.Result) {
 		}
 	}
 	var cost float64
-	nodes := 0
+	nodes, zones := 0, map[string]bool{}
 	for _, n := range res.Nodes {
 		if g, ok := res.NodeGroupOf[n.Name]; ok {
 			cost += price[g]
 			nodes++
+			zones[n.Labels[apiv1.LabelTopologyZone]] = true
 		}
 	}
 	second := len(res.Loops) + 1 // the loop of the second scale-up
@@ -119,6 +121,7 @@ func reportMix(b *testing.B, s sim.Scenario, res *sim.Result) {
 	b.ReportMetric(float64(len(res.Pods)), "bound/op")
 	b.ReportMetric(float64(len(res.Unschedulable)), "pending/op")
 	b.ReportMetric(float64(nodes), "nodes/op")
+	b.ReportMetric(float64(len(zones)), "zones/op")
 	b.ReportMetric(cost, "$/h")
 	b.ReportMetric(LowerBound(s.Pods), "bound-$/h")
 }
