@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"regexp"
@@ -21,20 +20,10 @@ type loopRun struct {
 // nodes/op and the sim.Timings parts in seconds per op).
 func parseLoop(r io.Reader) ([]loopRun, error) {
 	var out []loopRun
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		m := loopRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		metrics, err := parseMetrics(m[2])
-		if err != nil {
-			return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
-		}
+	err := scanResults(r, loopRE, func(m []string, metrics map[string]float64) {
 		out = append(out, loopRun{Mode: m[1], Metrics: metrics})
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // loopSection writes the whole-loop section from the BenchmarkLoop output

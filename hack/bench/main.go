@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -186,20 +185,10 @@ var lineRE = regexp.MustCompile(`^BenchmarkDecision/([^/\s]+)/([^/\s]+?)(?:-\d+)
 // parse reads the BenchmarkDecision result lines of go test output.
 func parse(r io.Reader) ([]result, error) {
 	var out []result
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		m := lineRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		metrics, err := parseMetrics(m[3])
-		if err != nil {
-			return nil, fmt.Errorf("malformed result line %q: %w", sc.Text(), err)
-		}
+	err := scanResults(r, lineRE, func(m []string, metrics map[string]float64) {
 		out = append(out, result{Case: m[1], Mode: m[2], Metrics: metrics})
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // summary is the medians, minima and maxima of one case and mode.

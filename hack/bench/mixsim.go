@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"regexp"
@@ -34,20 +33,10 @@ type mixRun struct {
 // bound-$/h).
 func parseMixSim(r io.Reader) ([]mixRun, error) {
 	var out []mixRun
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		m := mixSimRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		metrics, err := parseMetrics(m[4])
-		if err != nil {
-			return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
-		}
+	err := scanResults(r, mixSimRE, func(m []string, metrics map[string]float64) {
 		out = append(out, mixRun{Case: m[1], Build: m[2], Profile: m[3], Metrics: metrics})
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // readMixSim reads the BenchmarkSpreadsimMix output in path ("": none).

@@ -42,25 +42,18 @@ type karpenterRuns struct {
 // parseKarpenter reads the result lines of both benchmarks.
 func parseKarpenter(r io.Reader) (karpenterRuns, error) {
 	out := karpenterRuns{Timed: map[int][]map[string]float64{}, Priced: map[int][]map[string]float64{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		m := karpenterRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
+	err := scanResults(r, karpenterRE, func(m []string, metrics map[string]float64) {
 		pods, _ := strconv.Atoi(m[2])
-		metrics, err := parseMetrics(m[3])
-		if err != nil {
-			return karpenterRuns{}, fmt.Errorf("result line %q: %w", sc.Text(), err)
-		}
 		runs := out.Timed
 		if m[1] == "Price" {
 			runs = out.Priced
 		}
 		runs[pods] = append(runs[pods], metrics)
+	})
+	if err != nil {
+		return karpenterRuns{}, err
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // parseMetrics reads "<value> <unit>" pairs.
@@ -78,6 +71,27 @@ func parseMetrics(s string) (map[string]float64, error) {
 		out[f[i+1]] = v
 	}
 	return out, nil
+}
+
+// scanResults calls add, in input order, with the submatches of re and
+// the metrics of every line of r that re matches; re's last group holds
+// the line's value/unit pairs (parseMetrics). A malformed line is an error
+// quoting it.
+func scanResults(r io.Reader, re *regexp.Regexp, add func(m []string, metrics map[string]float64)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := re.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		metrics, err := parseMetrics(m[len(m)-1])
+		if err != nil {
+			return fmt.Errorf("malformed result line %q: %w", sc.Text(), err)
+		}
+		add(m, metrics)
+	}
+	return sc.Err()
 }
 
 // medianOf is the median of unit over runs (0 when none has it).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"regexp"
@@ -30,20 +29,10 @@ type spreadsimRun struct {
 // and pending/op); a case's later samples follow its first.
 func parseSpreadsim(r io.Reader) ([]spreadsimRun, error) {
 	var out []spreadsimRun
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		m := spreadsimRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		metrics, err := parseMetrics(m[2])
-		if err != nil {
-			return nil, fmt.Errorf("result line %q: %w", sc.Text(), err)
-		}
+	err := scanResults(r, spreadsimRE, func(m []string, metrics map[string]float64) {
 		out = append(out, spreadsimRun{Case: m[1], Metrics: metrics})
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // readSpreadsim reads the BenchmarkSpreadsim output in path ("": none).

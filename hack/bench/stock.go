@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"regexp"
@@ -59,19 +58,10 @@ var estimatorRE = regexp.MustCompile(`^BenchmarkBinpackingEstimate(?:-\d+)?\s+\d
 // test output: the metrics of each sample.
 func parseEstimator(r io.Reader) ([]map[string]float64, error) {
 	var out []map[string]float64
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		m := estimatorRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		metrics, err := parseMetrics(m[1])
-		if err != nil {
-			return nil, fmt.Errorf("malformed result line %q: %w", sc.Text(), err)
-		}
+	err := scanResults(r, estimatorRE, func(_ []string, metrics map[string]float64) {
 		out = append(out, metrics)
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // estimatorSection writes the stock section from the estimator benchmark
