@@ -309,17 +309,19 @@ Reading the race.
   where Karpenter packs the pods onto larger ones: every node's reserved CPU and memory and its
   unfilled room are paid for, which is the gap to the lower bound.
 - *Time* (the profiles below: every goroutine of the decision, CA's parallel checks included).
-  At 200 groups about half of the decision is the planner's three rounds: a one-round draft that
-  gives the Chooser its shares, then the final plan's first round and its re-plan while the final
-  view improves, each checking every placement with CA's scheduler framework (InterPodAffinity's
+  At 200 groups more than half of the decision is the planner's rounds, four at 2,000 pods: a
+  one-round draft that gives the Chooser its shares, then the final plan's first round and its
+  re-plans while the final view improves (two at 2,000 pods; the last fails more than the one
+  before it, and re-planning stops there), each checking every placement with CA's scheduler
+  framework (InterPodAffinity's
   state kept per pod shape and brought up to date pod by pod). The Chooser's orders are about a
   quarter: the expander chain runs per pod shape and domain over every option, and the race's
   pods have hundreds of shapes (5 CPU and 6 memory requests, drawn labels, five kinds). An
   instance type's groups in several zones, or spot and on-demand at one price, are one option,
   and its pods-per-node probe is shared between the groups a pod's filters cannot tell apart. CA's
   own ScaleUp over the plan's groups is most of the rest. 10x Karpenter's pods/s at 2,000 pods
-  means 0.75–1 s for the whole decision, depending on Karpenter's run; the three rounds alone
-  take about 0.55 s. At 2,000 groups the orders are about three fifths of the decision: a
+  means 0.6–1 s for the whole decision, depending on Karpenter's run; the four rounds alone
+  take about half a second. At 2,000 groups the orders are about three fifths of the decision: a
   quarter of a million probes, most of them for the zone self-affinity fifth, which reads the
   zone (its probes are per instance type and zone) and whose labels are part of its shapes (its
   own affinity reads them), and over a thousand runs of CA's price expander over about 400
