@@ -60,7 +60,7 @@ func mixTarget(runs []mixRun) (float64, bool) {
 }
 
 // writeMixSim writes the section of BenchmarkSpreadsimMix: a row per run,
-// then the mix target.
+// the mix target, and a reading of the two profiles.
 func writeMixSim(w io.Writer, runs []mixRun) {
 	if len(runs) == 0 {
 		return
