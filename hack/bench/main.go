@@ -31,10 +31,10 @@ func main() {
 		os.Exit(runMix(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "spreadsim" {
-		os.Exit(runSpreadsimSection(os.Args[2:], os.Stdout, os.Stderr))
+		os.Exit(runSection("spreadsim", "BenchmarkSpreadsim", spreadsimSection, os.Args[2:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "mixsim" {
-		os.Exit(runMixSimSection(os.Args[2:], os.Stdout, os.Stderr))
+		os.Exit(runSection("mixsim", "BenchmarkSpreadsimMix", mixSimSection, os.Args[2:], os.Stdout, os.Stderr))
 	}
 	var o options
 	flag.StringVar(&o.in, "in", "", "go test -bench output")

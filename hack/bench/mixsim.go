@@ -110,19 +110,13 @@ func writeMixSimIntro(w io.Writer) {
 	fmt.Fprintf(w, "is the race's (test/bench `LowerBound`). One sample each: the runs are deterministic.\n\n")
 }
 
-// runMixSimSection is `bench mixsim <file>`: it prints the section of
-// the BenchmarkSpreadsimMix output in file to w and returns the exit code
-// (2 for bad arguments).
-func runMixSimSection(args []string, w, errw io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(errw, "bench: usage: bench mixsim <go test -bench BenchmarkSpreadsimMix output>")
-		return 2
-	}
-	runs, err := readMixSim(args[0])
+// mixSimSection writes the mix section from the BenchmarkSpreadsimMix
+// output in path ("" or no result: none).
+func mixSimSection(w io.Writer, path string) error {
+	runs, err := readMixSim(path)
 	if err != nil {
-		fmt.Fprintln(errw, "bench:", err)
-		return 1
+		return err
 	}
 	writeMixSim(w, runs)
-	return 0
+	return nil
 }

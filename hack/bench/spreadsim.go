@@ -121,15 +121,15 @@ func spreadsimGrowth(runs []spreadsimRun) (float64, bool) {
 	return big / small, true
 }
 
-// runSpreadsimSection is `bench spreadsim <file>`: it prints the spreadsim
-// section of the BenchmarkSpreadsim output in file to w and returns the
-// exit code (2 for bad arguments).
-func runSpreadsimSection(args []string, w, errw io.Writer) int {
+// runSection is `bench <name> <file>`: it prints the section that section
+// writes from the output of benchmark in file to w and returns the exit
+// code (2 for bad arguments).
+func runSection(name, benchmark string, section func(io.Writer, string) error, args []string, w, errw io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintln(errw, "bench: usage: bench spreadsim <go test -bench BenchmarkSpreadsim output>")
+		fmt.Fprintf(errw, "bench: usage: bench %s <go test -bench %s output>\n", name, benchmark)
 		return 2
 	}
-	if err := spreadsimSection(w, args[0]); err != nil {
+	if err := section(w, args[0]); err != nil {
 		fmt.Fprintln(errw, "bench:", err)
 		return 1
 	}
