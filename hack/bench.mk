@@ -20,8 +20,9 @@ BENCH_HEADLINE := ^(5000n_2000p|5000n_2000p_nospread)$$
 # A regexp over the other cases (e.g. BENCH_CASES=500n to skip the large ones).
 BENCH_CASES ?= ^(500n_200p|500n_2000p|500n_20000p|10000n_5000p|5000n_2000p_2keys)$$
 BENCH_OUT ?= hack/bench/results
-# Samples of each spreadsim dump (BenchmarkSpreadsim: the 5,000-node dump
-# and the zone-spread growth pair). The race's mix in spreadsim
+# Samples of each spreadsim dump (BenchmarkSpreadsim: the 5,000-node dump,
+# the zone-spread pair whose nodes grow with the pods, and the growth pair
+# whose pods bind on existing nodes). The race's mix in spreadsim
 # (BenchmarkSpreadsimMix: what the cluster ends with once the real
 # scheduler binds) is deterministic and runs once.
 BENCH_SPREADSIM_COUNT ?= 2

@@ -11,11 +11,16 @@ import (
 var spreadsimRE = regexp.MustCompile(`^BenchmarkSpreadsim/([^/\s]+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
 // spreadsimGrowth is the linear-growth target of spreadsim's cost per
-// pending pod: ZoneSpread at 10,000 pending pods against 2,000 (5x the
-// pods) takes at most spreadsimGrowthLimit times the time.
+// pending pod, on a dump whose pods bind on its existing nodes (issue 37's
+// decision: there kube-scheduler's own work per pod is constant):
+// ZoneSpreadOnNodes at 10,000 pending pods against 2,000 (5x the pods)
+// takes at most spreadsimGrowthLimit times the time. The ZoneSpread pair,
+// whose nodes grow with the pods, adds kube-scheduler's own node search:
+// its growth is reported, with no limit.
 const (
-	spreadsimGrowthBig, spreadsimGrowthSmall = "zone_10000p", "zone_2000p"
+	spreadsimGrowthBig, spreadsimGrowthSmall = "zone_bound_10000p", "zone_bound_2000p"
 	spreadsimGrowthLimit                     = 6.0
+	spreadsimSearchBig, spreadsimSearchSmall = "zone_10000p", "zone_2000p"
 )
 
 // spreadsimRun is one BenchmarkSpreadsim result: a dump's metrics.
@@ -68,7 +73,9 @@ func writeSpreadsim(w io.Writer, runs []spreadsimRun) {
 	fmt.Fprintf(w, "and validated (test/sim/load) and simulated in spreadscale mode with scale-down off until every pod\n")
 	fmt.Fprintf(w, "is bound or nothing changes. `5000n_5000p`: the reference cluster at 5,000 nodes with 50,000 bound\n")
 	fmt.Fprintf(w, "and 5,000 pending pods (40 Deployments, zone and hostname spread); `zone_<n>p`: n pending pods of\n")
-	fmt.Fprintf(w, "10 Deployments with one zone spread each, 3 groups of 32-CPU nodes (`bench.ZoneSpread`). *Other*:\n")
+	fmt.Fprintf(w, "10 Deployments with one zone spread each, 3 groups of 32-CPU nodes at 0 (`bench.ZoneSpread`);\n")
+	fmt.Fprintf(w, "`zone_bound_<n>p`: the same pods and groups with 33 empty 64-CPU nodes per zone that hold them all\n")
+	fmt.Fprintf(w, "(`bench.ZoneSpreadOnNodes`), so the pods bind where they are and nothing scales up. *Other*:\n")
 	fmt.Fprintf(w, "building CA and the scheduler, and the result. One row per sample.\n\n")
 	fmt.Fprintf(w, "| dump | total | load and validate | CA RunOnce | scheduler passes (not CA) | other | pods bound | nodes added | pending |\n")
 	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -82,43 +89,59 @@ func writeSpreadsim(w io.Writer, runs []spreadsimRun) {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	g, ok := spreadsimGrowth(runs)
-	if !ok {
+	search, searched := fastestRatio(runs, spreadsimSearchBig, spreadsimSearchSmall)
+	if !ok && !searched {
 		return
 	}
 	fmt.Fprintf(w, "\n| target | limit | this run | met |\n|---|---:|---:|---|\n")
-	fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", spreadsimGrowthName, spreadsimGrowthLimit, g, yesNo(g <= spreadsimGrowthLimit))
+	if ok {
+		fmt.Fprintf(w, "| %s | ≤ %.2fx | %.3fx | %s |\n", spreadsimGrowthName, spreadsimGrowthLimit, g, yesNo(g <= spreadsimGrowthLimit))
+	}
+	if searched {
+		fmt.Fprintf(w, "| %s | – | %.3fx | – |\n", spreadsimSearchName, search)
+	}
 	fmt.Fprint(w, spreadsimReading)
 }
 
 // spreadsimReading says what grows faster than the pending pods.
 const spreadsimReading = `
-Reading the growth. Loading and CA's RunOnce grow with the pods; the scheduler's passes grow
-faster, as kube-scheduler's own search does. The nodes grow with the pods (33 for 2,000 pending
-pods, 159 for 10,000), and kube-scheduler's defaults filter each pod against nodes until 100 are
-feasible (all of them below 100 nodes): 33 Filter runs per pod at 2,000 pods, 137 at 10,000
-(counted on these dumps). So on dumps whose nodes grow with the pods, binding as kube-scheduler
-does with its defaults makes the scheduler's passes grow faster than the pods, and they are half
-of the time at 10,000 pods.
+Reading the growth. On the zone_bound dumps every pod binds on the same 99 nodes at both sizes, so
+kube-scheduler filters and scores each pod against the same nodes: loading, the scheduler's passes
+and the result grow with the pods, and that is the target (issue 37's decision). On the zone dumps
+the nodes grow with the pods (33 new nodes for 2,000 pending pods, 159 for 10,000), and
+kube-scheduler's defaults filter each pod against nodes until 100 are feasible (all of them below
+100 nodes): 33 Filter runs per pod at 2,000 pods, 137 at 10,000 (counted on these dumps). That
+search is kube-scheduler's own and grows faster than the pods; it is reported, with no limit.
 `
 
-// spreadsimGrowthName names the growth target in the tables.
-const spreadsimGrowthName = "spreadsim growth: " + spreadsimGrowthBig + " time vs " + spreadsimGrowthSmall + " time (fastest samples)"
+// spreadsimGrowthName and spreadsimSearchName name the growth rows in the
+// tables.
+const (
+	spreadsimGrowthName = "spreadsim growth: " + spreadsimGrowthBig + " time vs " + spreadsimGrowthSmall + " time (fastest samples)"
+	spreadsimSearchName = "spreadsim growth with kube-scheduler's node search: " + spreadsimSearchBig + " time vs " + spreadsimSearchSmall + " time (reported)"
+)
 
 // spreadsimGrowth is the fastest sample of spreadsimGrowthBig over the
 // fastest of spreadsimGrowthSmall; false when runs lack either.
 func spreadsimGrowth(runs []spreadsimRun) (float64, bool) {
+	return fastestRatio(runs, spreadsimGrowthBig, spreadsimGrowthSmall)
+}
+
+// fastestRatio is the fastest sample of case big over the fastest of case
+// small; false when runs lack either.
+func fastestRatio(runs []spreadsimRun, big, small string) (float64, bool) {
 	fastest := map[string]float64{}
 	for _, r := range runs {
 		if f, ok := fastest[r.Case]; !ok || r.Metrics["ns/op"] < f {
 			fastest[r.Case] = r.Metrics["ns/op"]
 		}
 	}
-	big, ok1 := fastest[spreadsimGrowthBig]
-	small, ok2 := fastest[spreadsimGrowthSmall]
-	if !ok1 || !ok2 || small == 0 {
+	b, ok1 := fastest[big]
+	s, ok2 := fastest[small]
+	if !ok1 || !ok2 || s == 0 {
 		return 0, false
 	}
-	return big / small, true
+	return b / s, true
 }
 
 // runSection is `bench <name> <file>`: it prints the section that section

@@ -2,11 +2,15 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"testing"
+
+	apiv1 "k8s.io/api/core/v1"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/spreadscale/spreadscale/test/sim"
 	"github.com/spreadscale/spreadscale/test/sim/load"
 )
 
@@ -53,5 +57,44 @@ func TestZoneSpreadPodsSpreadOverZonesPerDeployment(t *testing.T) {
 	assert.Len(t, apps, 10)
 	for app, n := range apps {
 		assert.Equal(t, 3, n, app)
+	}
+}
+
+// ZoneSpreadOnNodes' pods all bind on its existing nodes, loaded from the
+// dump as spreadsim loads it: nothing scales up, every node stays, and
+// each Deployment ends within maxSkew 1 over the zones.
+func TestZoneSpreadOnNodesBindsEveryPodWhereItIs(t *testing.T) {
+	var dump bytes.Buffer
+	require.NoError(t, WriteDump(&dump, ZoneSpreadOnNodes(600, 5)))
+	s, err := load.Parse(&dump)
+	require.NoError(t, err)
+	require.Len(t, s.Nodes, 15)
+	off := false
+	res, err := sim.Run(context.Background(), s, sim.Config{Spreadscale: true, ScaleDownEnabled: &off})
+	require.NoError(t, err)
+
+	assert.Empty(t, res.Unschedulable, "every pod fits the existing nodes")
+	assert.Len(t, res.Pods, 600)
+	assert.Len(t, res.Nodes, 15, "no node added")
+	zoneOf := map[string]string{}
+	for _, n := range res.Nodes {
+		zoneOf[n.Name] = n.Labels[apiv1.LabelTopologyZone]
+	}
+	perApp := map[string]map[string]int{}
+	for _, p := range res.BoundPods {
+		app := p.Labels["app"]
+		if perApp[app] == nil {
+			perApp[app] = map[string]int{}
+		}
+		perApp[app][zoneOf[p.Spec.NodeName]]++
+	}
+	require.Len(t, perApp, 10)
+	for app, zones := range perApp {
+		require.Len(t, zones, len(Zones), app)
+		lo, hi := 600, 0
+		for _, n := range zones {
+			lo, hi = min(lo, n), max(hi, n)
+		}
+		assert.LessOrEqual(t, hi-lo, 1, "%s over the zones: %v", app, zones)
 	}
 }

@@ -13,8 +13,10 @@ import (
 )
 
 // spreadsimCases are BenchmarkSpreadsim's dumps: the reference cluster at
-// 5,000 nodes with 50,000 bound and 5,000 pending pods, and ZoneSpread at
-// 2,000 and 10,000 pending pods (whose ratio is the growth target).
+// 5,000 nodes with 50,000 bound and 5,000 pending pods, ZoneSpread at
+// 2,000 and 10,000 pending pods (nodes that grow with the pods: their
+// ratio is reported), and ZoneSpreadOnNodes at the same sizes on 99
+// existing nodes (their ratio is the growth target).
 var spreadsimCases = []struct {
 	name     string
 	scenario func() sim.Scenario
@@ -24,6 +26,8 @@ var spreadsimCases = []struct {
 	}},
 	{"zone_2000p", func() sim.Scenario { return ZoneSpread(2000) }},
 	{"zone_10000p", func() sim.Scenario { return ZoneSpread(10000) }},
+	{"zone_bound_2000p", func() sim.Scenario { return ZoneSpreadOnNodes(2000, 33) }},
+	{"zone_bound_10000p", func() sim.Scenario { return ZoneSpreadOnNodes(10000, 33) }},
 }
 
 // BenchmarkSpreadsim times what spreadsim does with a cluster dump, in
